@@ -1,0 +1,60 @@
+# Two commands matter: `make run` and `make test`. Both do the whole set-up first;
+# every step is idempotent and skipped when its inputs have not changed.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PY        := python3
+VENV      := .venv
+BIN       := $(VENV)/bin
+STAMPS    := .stamps
+# The CPU torch wheel lies in /opt/wheels on this machine kind; pip must look there.
+WHEELS    := $(wildcard /opt/wheels)
+PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
+APT_PKGS  := bubblewrap chromium redis-server
+
+.PHONY: help setup run test lint typecheck apt venv bench clean
+
+help:
+	@echo "make run    set up everything, then start the platform"
+	@echo "make test   set up everything, then run the whole test suite"
+
+setup: apt venv
+
+# Debian packages the sandbox, browser tests and queue need; installed only when missing.
+apt: $(STAMPS)/apt
+$(STAMPS)/apt:
+	@mkdir -p $(STAMPS)
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
+	fi
+	@touch $@
+
+venv: $(STAMPS)/venv
+$(STAMPS)/venv: pyproject.toml
+	@mkdir -p $(STAMPS)
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q $(PIP_FLAGS) "torch==2.13.0"
+	$(BIN)/pip install -q $(PIP_FLAGS) -e ".[all]"
+	@touch $@
+
+run: setup
+	$(BIN)/judge list
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: venv
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(STAMPS) .pytest_cache .mypy_cache .ruff_cache
