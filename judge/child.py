@@ -30,6 +30,7 @@ def serve(request_fd: int, result_fd: int) -> None:
     driver, sub = _load(load.header, result_fd)
     if sub is None:
         _exit_quietly()
+        return
     while (frame := read_frame(request_fd, reader)) is not None:
         write_frame(result_fd, _run_case(driver, sub, frame.header))
     _exit_quietly()
@@ -49,7 +50,9 @@ def _load(
 def load_submission(
     source: str, names: list[str]
 ) -> tuple[types.ModuleType | None, dict[str, object] | None]:
-    """Compile and execute the submission as module `submission`; returns (module, None) or (None, load_error)."""
+    """Compile and run the submission as module `submission`.
+
+    Returns (module, None), or (None, load_error) when it cannot be loaded."""
     try:
         code = compile(source, SUBMISSION_FILE, "exec")
     except SyntaxError as exc:

@@ -132,7 +132,7 @@ class Session:
             if remaining <= 0:
                 raise TimeoutError
             for key, _ in self.sel.select(remaining):
-                self._on_ready(key.fd)  # type: ignore[arg-type]
+                self._on_ready(int(key.fd))
             if self.streams.exceeded():
                 raise _OutputLimit
         return self.frames.popleft()
