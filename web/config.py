@@ -40,6 +40,8 @@ class WebConfig:
     events_max_s: float = 55.0
     start_workers: bool = True
     secure_cookies: bool = False
+    # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
+    password_method: str = "scrypt"
 
     def with_(self, **changes: object) -> WebConfig:
         return replace(self, **changes)  # type: ignore[arg-type]

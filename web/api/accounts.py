@@ -29,7 +29,9 @@ def register_user(username: Any, password: Any) -> User:
     username, password = check_username(username), check_password(password)
     state = platform()
     state.limiter.hit(f"register:ip:{client_ip()}", state.config.register_per_ip, "new accounts")
-    user = User(username=username, password_hash=hash_password(password))
+    user = User(
+        username=username, password_hash=hash_password(password, state.config.password_method)
+    )
     g.db.add(user)
     try:
         g.db.commit()
@@ -51,7 +53,7 @@ def authenticate(username: Any, password: Any) -> User:
         f"login:user:{username.lower()}", state.config.login_per_user, "log-in attempts"
     )
     user = g.db.scalars(select(User).where(User.username == username)).first()
-    if not verify_password(user, password) or user is None:
+    if not verify_password(user, password, state.config.password_method) or user is None:
         raise ApiError(401, "bad_credentials", "wrong username or password")
     return user
 
