@@ -7,10 +7,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request, stream_with_context
+from flask import Blueprint, Response, g, jsonify, request
+from sqlalchemy.orm import Session, sessionmaker
 
 from web import submissions
-from web.auth import require_user
+from web.auth import Viewer, require_user
 from web.inputs import client_ip, int_arg, json_body, required_str
 from web.state import platform
 
@@ -32,13 +33,13 @@ def create() -> Any:
 
 @bp.get("/submissions/<int:submission_id>")
 def show(submission_id: int) -> Any:
-    return jsonify(_view(submission_id))
+    return jsonify(_view(g.db, g.viewer, submission_id))
 
 
-def _view(submission_id: int) -> dict[str, Any]:
-    sub, username = submissions.find(g.db, submission_id)
-    if submissions.can_see_details(g.viewer, sub):
-        return submissions.details(sub, username, admin=g.viewer.is_admin)
+def _view(db: Session, viewer: Viewer | None, submission_id: int) -> dict[str, Any]:
+    sub, username = submissions.find(db, submission_id)
+    if viewer is not None and submissions.can_see_details(viewer, sub):
+        return submissions.details(sub, username, admin=viewer.is_admin)
     return submissions.summary(sub, username)
 
 
@@ -65,20 +66,24 @@ def events(submission_id: int) -> Response:
     """Server-sent events: a `status` event whenever the status changes, the full record
     as a `done` event at the end. The stream closes after events_max_s; reconnect."""
     submissions.find(g.db, submission_id)  # 404 before a stream starts
-    deadline = time.monotonic() + platform().config.events_max_s
+    state = platform()
+    deadline = time.monotonic() + state.config.events_max_s
     return Response(
-        stream_with_context(_stream(submission_id, deadline)),
+        _stream(state.sessions, g.viewer, submission_id, deadline),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
 
 
-def _stream(submission_id: int, deadline: float) -> Iterator[str]:
+def _stream(
+    sessions: sessionmaker[Session], viewer: Viewer | None, submission_id: int, deadline: float
+) -> Iterator[str]:
+    # Its own short sessions: the request's session is closed once the response starts.
     last = None
     yield "retry: 1000\n\n"
     while time.monotonic() < deadline:
-        g.db.rollback()  # end the read transaction so the next read sees new commits
-        view = _view(submission_id)
+        with sessions() as db:
+            view = _view(db, viewer, submission_id)
         if view["status"] != last:
             last = view["status"]
             kind = "done" if last == "done" else "status"
