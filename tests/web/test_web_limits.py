@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_web_api_accounts import error_of
-from web_helpers import PASSWORD, make_config, make_user, state
+from web_helpers import PASSWORD, csrf_of, make_config, make_user, state
 from web_problem_fixture import GOOD
 
 from web import create_app
@@ -76,8 +76,8 @@ def test_rate_limited_login_page_shows_the_message(strict_app: Flask) -> None:
     make_user(client, "ada")
     state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
     state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
-    token = client.get("/api/me").json["csrf_token"]
-    page = client.post("/login", data={"username": "ada", "password": PASSWORD, "csrf_token": token})
+    data = {"username": "ada", "password": PASSWORD, "csrf_token": csrf_of(client)}
+    page = client.post("/login", data=data)
     assert page.status_code == 429
     assert "too many log-in attempts" in page.get_data(as_text=True)
 
