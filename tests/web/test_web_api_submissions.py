@@ -28,9 +28,7 @@ def test_an_accepted_submission_reaches_done_with_per_case_results(
     assert [c["name"] for c in view["cases"]][:2] == ["small", "negative"]
 
 
-def test_a_wrong_answer_shows_values_for_public_cases_only(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_a_wrong_answer_shows_values_for_public_cases_only(app: Flask, client: FlaskClient) -> None:
     ada = make_user(client, "ada")
     sid = submit(client, ada, WRONG)
     wait_judged(app)
