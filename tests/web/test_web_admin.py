@@ -74,7 +74,7 @@ def test_hidden_problems_vanish_for_users_but_not_admins(client: FlaskClient) ->
     )
     assert blocked.status_code == 404
     admin_view = client.get("/api/problems", headers=root.auth).json["problems"]
-    assert [(p["slug"], p["hidden"]) for p in admin_view][0] == ("add-two", True)
+    assert (admin_view[0]["slug"], admin_view[0]["hidden"]) == ("add-two", True)
     bad = client.post(
         "/api/admin/problems/add-two/hidden", json={"hidden": "yes"}, headers=root.auth
     )
