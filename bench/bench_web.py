@@ -156,12 +156,15 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=5000)
     parser.add_argument("--submissions", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--db", type=Path, help="keep the filled database here and reuse it")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-web-"))
+    database = args.db or tmp / "judge.sqlite3"
+    reuse = database.is_file()
     try:
         make_problems(tmp / "problems")
         config = WebConfig(
-            database_url=sqlite_url(tmp / "judge.sqlite3"),
+            database_url=sqlite_url(database),
             problems_dir=tmp / "problems",
             secret_key="bench",
             judge_seed=1,
@@ -169,8 +172,16 @@ def main() -> int:
         )
         app = create_app(config)
         state = app.extensions["judge_platform"]
-        fill_s = fill(state, args.users, args.submissions)
-        print(f"filled {args.users:,} users, {args.submissions:,} submissions in {fill_s:.1f} s")
+        if reuse:
+            print(f"reusing {database}")
+        else:
+            fill_s = fill(state, args.users, args.submissions)
+            print(
+                f"filled {args.users:,} users, {args.submissions:,} submissions in {fill_s:.1f} s"
+            )
+            print(
+                "(each fold of a verdict into the standings is standings.refresh, as in a worker)"
+            )
         report(app, args.requests)
         state.engine.dispose()
     finally:
