@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from urllib.parse import urlencode
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, g, jsonify, request
 from sqlalchemy.orm import Session, sessionmaker
