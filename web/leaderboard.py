@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from web.db import iso
@@ -13,19 +13,7 @@ from web.models import ProblemResult, Standing, Submission, User
 
 def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
     """Points desc, solved desc, penalty asc, then the earlier last improvement wins."""
-    rows = db.execute(
-        select(User.username, Standing)
-        .join(User, User.id == Standing.user_id)
-        .order_by(
-            Standing.points.desc(),
-            Standing.solved.desc(),
-            Standing.penalty,
-            Standing.last_improved_at,
-            Standing.user_id,
-        )
-        .limit(limit)
-        .offset(offset)
-    ).all()
+    rows = db.execute(overall_query(limit, offset)).all()
     total = db.scalar(select(func.count()).select_from(Standing)) or 0
     entries = [
         {
@@ -42,18 +30,7 @@ def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
 
 
 def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
-    rows = db.execute(
-        select(User.username, ProblemResult)
-        .join(User, User.id == ProblemResult.user_id)
-        .where(ProblemResult.problem_slug == slug)
-        .order_by(
-            ProblemResult.best_points.desc(),
-            ProblemResult.wrong_before_ac,
-            ProblemResult.improved_at,
-            ProblemResult.user_id,
-        )
-        .limit(limit)
-    ).all()
+    rows = db.execute(problem_query(slug, limit)).all()
     return [
         {
             "rank": i + 1,
@@ -70,22 +47,7 @@ def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]
 
 def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
     """Each user's fastest accepted run (tokens/s) with its spread and hardware."""
-    rows = db.execute(
-        select(
-            User.username,
-            Submission.id,
-            Submission.metric,
-            Submission.metric_spread,
-            Submission.hardware,
-            Submission.created_at,
-        )
-        .select_from(ProblemResult)
-        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
-        .join(User, User.id == ProblemResult.user_id)
-        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
-        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
-        .limit(limit)
-    ).all()
+    rows = db.execute(speed_query(slug, limit)).all()
     return [
         {
             "rank": i + 1,
@@ -108,3 +70,56 @@ def progress(db: Session, user_id: int) -> dict[str, str]:
         )
     ).all()
     return {slug: "solved" if solved else "tried" for slug, solved in rows}
+
+
+# The statements, apart so that a test can check each one's plan walks an index.
+
+
+def overall_query(limit: int, offset: int) -> Select[Any]:
+    return (
+        select(User.username, Standing)
+        .join(User, User.id == Standing.user_id)
+        .order_by(
+            Standing.points.desc(),
+            Standing.solved.desc(),
+            Standing.penalty,
+            Standing.last_improved_at,
+            Standing.user_id,
+        )
+        .limit(limit)
+        .offset(offset)
+    )
+
+
+def problem_query(slug: str, limit: int) -> Select[Any]:
+    return (
+        select(User.username, ProblemResult)
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug)
+        .order_by(
+            ProblemResult.best_points.desc(),
+            ProblemResult.wrong_before_ac,
+            ProblemResult.improved_at,
+            ProblemResult.user_id,
+        )
+        .limit(limit)
+    )
+
+
+def speed_query(slug: str, limit: int) -> Select[Any]:
+    return (
+        select(
+            User.username,
+            Submission.id,
+            Submission.metric,
+            Submission.metric_spread,
+            Submission.hardware,
+            Submission.created_at,
+        )
+        .select_from(ProblemResult)
+        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
+        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
+        .limit(limit)
+    )

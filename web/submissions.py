@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from web import judging
@@ -59,6 +59,10 @@ def find(db: Session, submission_id: int) -> tuple[Submission, str]:
 
 def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
     """Newest first, keyset-paged by id; every filter is served by an index."""
+    return [(s, name) for s, name in db.execute(search_query(query)).all()]
+
+
+def search_query(query: SubmissionQuery) -> Select[Any]:
     stmt = select(Submission, User.username).join(User, User.id == Submission.user_id)
     if query.problem:
         stmt = stmt.where(Submission.problem_slug == query.problem)
@@ -66,8 +70,7 @@ def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
         stmt = stmt.where(User.username == query.username)
     if query.before is not None:
         stmt = stmt.where(Submission.id < query.before)
-    stmt = stmt.order_by(Submission.id.desc()).limit(query.limit)
-    return [(s, name) for s, name in db.execute(stmt).all()]
+    return stmt.order_by(Submission.id.desc()).limit(query.limit)
 
 
 def summary(sub: Submission, username: str) -> dict[str, Any]:
