@@ -95,11 +95,16 @@ def _register_hooks(app: Flask) -> None:
         if db is not None:
             db.close()
 
+    isolate = app.extensions[EXTENSION].config.cross_origin_isolation
+
     @app.after_request
     def security_headers(response: Any) -> Any:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
+        if isolate:
+            response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+            response.headers.setdefault("Cross-Origin-Embedder-Policy", "require-corp")
         return response
 
     @app.context_processor

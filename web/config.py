@@ -43,6 +43,10 @@ class WebConfig:
     events_max_s: float = 55.0
     start_workers: bool = True
     secure_cookies: bool = False
+    # COOP/COEP on every response: the page may then share memory with its Pyodide worker,
+    # so Stop interrupts Python instead of killing the worker. Safe because every asset is
+    # served from this origin (nothing comes from a CDN).
+    cross_origin_isolation: bool = True
     # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
     password_method: str = "scrypt"
 
