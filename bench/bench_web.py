@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import random
 import shutil
 import statistics
@@ -34,6 +35,19 @@ SOURCE_PROBLEM = REPO / "problems" / "kv-bytes-per-token"
 SLUGS = [f"bench-{i:02d}" for i in range(10)]
 SPEED_SLUG = SLUGS[-1]
 VERDICTS = ["AC"] * 40 + ["WA"] * 35 + ["TLE"] * 10 + ["RE"] * 10 + ["CE"] * 5
+# Rows as large as real ones: about 1 KB of code and a 40-case report.
+CODE = "def kv_bytes_per_token(config, kv_dtype):\n" + "    # explain the layout\n" * 45
+REPORT = json.dumps(
+    {
+        "verdict": "WA",
+        "cases": [
+            {"name": f"random-{i}", "public": i < 6, "verdict": "AC", "time_ms": 0.1, "message": ""}
+            for i in range(40)
+        ],
+        "stdout": "",
+        "stderr": "",
+    }
+)
 
 
 def make_problems(root: Path) -> None:
@@ -84,14 +98,14 @@ def _row(rng: random.Random, user_id: int, slug: str, verdict: str, at: datetime
     return {
         "user_id": user_id,
         "problem_slug": slug,
-        "code": "def f():\n    return 1\n",
+        "code": CODE,
         "status": "done",
         "verdict": verdict,
         "points": 100 if verdict == "AC" else 0,
         "passed": 5 if verdict == "AC" else 2,
         "total": 5,
         "time_ms": rng.uniform(5, 500),
-        "report_json": '{"cases": []}',
+        "report_json": REPORT,
         "metric": rng.uniform(50, 400) if speed else None,
         "metric_spread": rng.uniform(0.5, 5) if speed else None,
         "hardware": "Intel Xeon (2 cores)" if speed else None,

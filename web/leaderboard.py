@@ -18,13 +18,13 @@ def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
     entries = [
         {
             "rank": offset + i + 1,
-            "user": name,
-            "points": s.points,
-            "solved": s.solved,
-            "penalty": s.penalty,
-            "last_improved_at": iso(s.last_improved_at),
+            "user": r.username,
+            "points": r.points,
+            "solved": r.solved,
+            "penalty": r.penalty,
+            "last_improved_at": iso(r.last_improved_at),
         }
-        for i, (name, s) in enumerate(rows)
+        for i, r in enumerate(rows)
     ]
     return {"total": total, "offset": offset, "limit": limit, "entries": entries}
 
@@ -34,14 +34,14 @@ def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]
     return [
         {
             "rank": i + 1,
-            "user": name,
+            "user": r.username,
             "points": r.best_points,
             "solved": r.solved,
             "penalty": r.wrong_before_ac if r.solved else 0,
             "attempts": r.attempts,
             "improved_at": iso(r.improved_at),
         }
-        for i, (name, r) in enumerate(rows)
+        for i, r in enumerate(rows)
     ]
 
 
@@ -76,8 +76,15 @@ def progress(db: Session, user_id: int) -> dict[str, str]:
 
 
 def overall_query(limit: int, offset: int) -> Select[Any]:
+    # Columns, not ORM objects: a board is read-only and object loading cost more than SQL.
     return (
-        select(User.username, Standing)
+        select(
+            User.username,
+            Standing.points,
+            Standing.solved,
+            Standing.penalty,
+            Standing.last_improved_at,
+        )
         .join(User, User.id == Standing.user_id)
         .order_by(
             Standing.points.desc(),
@@ -93,7 +100,14 @@ def overall_query(limit: int, offset: int) -> Select[Any]:
 
 def problem_query(slug: str, limit: int) -> Select[Any]:
     return (
-        select(User.username, ProblemResult)
+        select(
+            User.username,
+            ProblemResult.best_points,
+            ProblemResult.solved,
+            ProblemResult.wrong_before_ac,
+            ProblemResult.attempts,
+            ProblemResult.improved_at,
+        )
         .join(User, User.id == ProblemResult.user_id)
         .where(ProblemResult.problem_slug == slug)
         .order_by(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from web import judging
 from web.auth import Viewer
@@ -63,7 +63,12 @@ def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
 
 
 def search_query(query: SubmissionQuery) -> Select[Any]:
-    stmt = select(Submission, User.username).join(User, User.id == Submission.user_id)
+    # Lists show summaries: leave the code and the report (kilobytes each) in the table.
+    stmt = (
+        select(Submission, User.username)
+        .join(User, User.id == Submission.user_id)
+        .options(defer(Submission.code), defer(Submission.report_json))
+    )
     if query.problem:
         stmt = stmt.where(Submission.problem_slug == query.problem)
     if query.username:
