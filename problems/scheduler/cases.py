@@ -85,7 +85,7 @@ def run(sub, args: dict) -> list[dict]:
             "waiting": list(sched.waiting()),
             "num_free_blocks": sched.num_free_blocks(),
         }
-        label = f"step {t}" + (f" (arrived: {[r[0] for r in arrived]})" if arrived else "")
+        label = "".join(f"add_request({r[0]}, {r[2]}, {r[3]}), " for r in arrived) + "step()"
         steps.append({"op": label, "result": result, "state": state})
         if t >= pending[-1][1] and not state["running"] and not state["waiting"]:
             break
