@@ -78,12 +78,12 @@ def _random_ops(rng: random.Random, n_ops: int, block_size: int, n_seqs: int) ->
 
 def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
-    for i in range(20):
+    for i in range(16):
         block_size = _BLOCK_SIZES[i % len(_BLOCK_SIZES)]
         args = {
-            "num_blocks": rng.randint(4, 40),
+            "num_blocks": rng.randint(4, 24),
             "block_size": block_size,
-            "ops": _random_ops(rng, rng.randint(200, 400), block_size, rng.randint(2, 10)),
+            "ops": _random_ops(rng, rng.randint(150, 300), block_size, rng.randint(2, 10)),
         }
         cases.append({"name": f"random-{i:02d}", "args": args})
     return cases

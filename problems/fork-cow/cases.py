@@ -92,12 +92,12 @@ class _TraceWriter:
 
 def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
-    for i in range(20):
+    for i in range(16):
         block_size = _BLOCK_SIZES[i % len(_BLOCK_SIZES)]
         writer = _TraceWriter(rng, block_size)
-        for _ in range(rng.randint(200, 400)):
+        for _ in range(rng.randint(150, 300)):
             writer.step()
-        cases.append(_case(f"random-{i:02d}", rng.randint(6, 40), block_size, writer.ops))
+        cases.append(_case(f"random-{i:02d}", rng.randint(6, 24), block_size, writer.ops))
     return cases
 
 

@@ -45,13 +45,13 @@ def _random_requests(rng: random.Random, count: int, max_len: int) -> list[list[
 
 def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
-    for i in range(20):
+    for i in range(16):
         block_size = _BLOCK_SIZES[i % len(_BLOCK_SIZES)]
         num_blocks = rng.randint(4, 24)
         max_num_seqs = rng.randint(2, 8)
         max_tokens = max(max_num_seqs, rng.randint(2 * block_size, 8 * block_size))
         max_len = min(num_blocks * block_size, max_tokens)
-        requests = _random_requests(rng, rng.randint(25, 50), max_len)
+        requests = _random_requests(rng, rng.randint(20, 40), max_len)
         limits = (num_blocks, block_size, max_num_seqs, max_tokens)
         cases.append(_case(f"random-{i:02d}", limits, requests))
     return cases
