@@ -82,8 +82,12 @@ def generated_cases(rng: random.Random) -> list[dict]:
                 "context_len": context_len,
                 "kv_replicated": replicated,
             }
-            cases.append({"name": f"gen-capacity-{i:02d}", "args": {"call": "max_requests",
-                                                                     "kwargs": kwargs}})
+            cases.append(
+                {
+                    "name": f"gen-capacity-{i:02d}",
+                    "args": {"call": "max_requests", "kwargs": kwargs},
+                }
+            )
         else:
             kwargs = {
                 "weight_bytes": weight_bytes,
@@ -92,8 +96,9 @@ def generated_cases(rng: random.Random) -> list[dict]:
                 "context_len": context_len,
                 "bandwidth_tb_s": bandwidth,
             }
-            cases.append({"name": f"gen-decode-{i:02d}", "args": {"call": "decode_step",
-                                                                   "kwargs": kwargs}})
+            cases.append(
+                {"name": f"gen-decode-{i:02d}", "args": {"call": "decode_step", "kwargs": kwargs}}
+            )
     return cases
 
 

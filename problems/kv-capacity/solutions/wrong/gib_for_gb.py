@@ -1,7 +1,8 @@
 # expect: WA
 # Reads the card's "80 GB" as 80 GiB (2^30 bytes each), over-counting memory by 7.4%.
-def max_requests(num_gpus, gpu_mem_gb, mem_util_pct, weight_bytes, kv_bytes_per_token,
-                 context_len, kv_replicated):
+def max_requests(
+    num_gpus, gpu_mem_gb, mem_util_pct, weight_bytes, kv_bytes_per_token, context_len, kv_replicated
+):
     free = num_gpus * (gpu_mem_gb * 2**30 * mem_util_pct // 100) - weight_bytes
     if free <= 0:
         return 0

@@ -1,7 +1,8 @@
 # expect: WA
 # Assumes every KV cache is sharded across the GPUs, even a replicated (MLA) one.
-def max_requests(num_gpus, gpu_mem_gb, mem_util_pct, weight_bytes, kv_bytes_per_token,
-                 context_len, kv_replicated):
+def max_requests(
+    num_gpus, gpu_mem_gb, mem_util_pct, weight_bytes, kv_bytes_per_token, context_len, kv_replicated
+):
     free = num_gpus * (gpu_mem_gb * 10**9 * mem_util_pct // 100) - weight_bytes
     if free <= 0:
         return 0
