@@ -111,6 +111,27 @@ def generated_cases(rng: random.Random) -> list[dict]:
     return cases
 
 
+def _describe(event: dict) -> str:
+    """The label the checker shows for the first step that differs."""
+    if event["op"] == "arrive":
+        return f"arrive id={event['id']} prompt={event['prompt']} max_len={event['max_len']}"
+    if event["op"] == "grow":
+        return f"grow id={event['id']} tokens={event['tokens']}"
+    return f"finish id={event['id']}"
+
+
 def run(sub, args):
-    events = [dict(event) for event in args["events"]]  # the submission gets its own copy
-    return sub.simulate(args["pool_tokens"], args["block_size"], events)
+    events = args["events"]
+    copies = [dict(event) for event in events]  # the submission may not alter the labels
+    steps = sub.simulate(args["pool_tokens"], args["block_size"], copies)
+    if type(steps) is not list:
+        return steps  # the checker reports the wrong type
+    labelled = []
+    for i, step in enumerate(steps):
+        if i >= len(events):
+            labelled.append(step)  # extra records: the checker reports the length
+        elif type(step) is dict and "op" not in step:
+            labelled.append({"op": _describe(events[i]), **step})
+        else:
+            labelled.append({"op": _describe(events[i]), "record": step})
+    return labelled
