@@ -102,10 +102,10 @@ def _trace(rng: random.Random, pool_tokens: int, block_size: int, steps: int) ->
 
 def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
-    for i in range(24):
+    for i in range(20):
         block_size = rng.choice([1, 4, 8, 16, 16, 32])
         pool_tokens = block_size * rng.randint(16, 1024)
-        steps = rng.randint(50, 300)
+        steps = rng.randint(100, 400)
         events = _trace(rng, pool_tokens, block_size, steps)
         cases.append(_case(f"gen-{i:02d}", pool_tokens, block_size, events))
     return cases
