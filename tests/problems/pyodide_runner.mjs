@@ -17,11 +17,22 @@ import { loadPyodide } from "pyodide";
 const HOME = "/home/pyodide";
 const here = dirname(fileURLToPath(import.meta.url));
 
-function writeFiles(pyodide, files) {
-  for (const [path, text] of Object.entries(files)) {
+// Checked before Pyodide loads, so a malformed request fails in milliseconds.
+function validate(request) {
+  for (const path of Object.keys(request.files ?? {})) {
     if (path.startsWith("/") || path.split("/").includes("..")) {
       throw new Error(`refusing file path outside the home folder: ${path}`);
     }
+  }
+  const [moduleName, functionName] = String(request.call).split(":");
+  if (!moduleName || !functionName) {
+    throw new Error(`call must look like "package.module:function", got ${request.call}`);
+  }
+  if (!Array.isArray(request.jobs)) throw new Error("jobs must be a list");
+}
+
+function writeFiles(pyodide, files) {
+  for (const [path, text] of Object.entries(files)) {
     const target = `${HOME}/${path}`;
     pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
     pyodide.FS.writeFile(target, text, { encoding: "utf8" });
@@ -30,15 +41,13 @@ function writeFiles(pyodide, files) {
 
 function entryPoint(pyodide, call) {
   const [moduleName, functionName] = call.split(":");
-  if (!moduleName || !functionName) {
-    throw new Error(`call must look like "package.module:function", got ${call}`);
-  }
   const module = pyodide.pyimport(moduleName);
   return module[functionName];
 }
 
 async function main() {
   const request = JSON.parse(readFileSync(0, "utf8"));
+  validate(request);
   const pyodide = await loadPyodide({
     indexURL: join(here, "node_modules", "pyodide") + "/",
     stdout: (line) => process.stderr.write(`[py] ${line}\n`),
