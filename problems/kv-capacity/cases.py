@@ -21,7 +21,7 @@ GPUS = {
 
 def _capacity(name, model, gpu, num_gpus, context_len, util=90):
     weight_bytes, kv_per_token, replicated = MODELS[model]
-    kwargs = {
+    params = {
         "num_gpus": num_gpus,
         "gpu_mem_gb": GPUS[gpu][0],
         "mem_util_pct": util,
@@ -30,19 +30,19 @@ def _capacity(name, model, gpu, num_gpus, context_len, util=90):
         "context_len": context_len,
         "kv_replicated": replicated,
     }
-    return {"name": name, "args": {"call": "max_requests", "kwargs": kwargs}}
+    return {"name": name, "args": {"call": "max_requests", "params": params}}
 
 
 def _decode(name, model, gpu, batch, context_len):
     weight_bytes, kv_per_token, _ = MODELS[model]
-    kwargs = {
+    params = {
         "weight_bytes": weight_bytes,
         "kv_bytes_per_token": kv_per_token,
         "batch": batch,
         "context_len": context_len,
         "bandwidth_tb_s": GPUS[gpu][1],
     }
-    return {"name": name, "args": {"call": "decode_step", "kwargs": kwargs}}
+    return {"name": name, "args": {"call": "decode_step", "params": params}}
 
 
 def public_cases() -> list[dict]:
@@ -56,7 +56,7 @@ def public_cases() -> list[dict]:
     ]
 
 
-def _random_kwargs(rng: random.Random) -> tuple[int, int, bool]:
+def _random_params(rng: random.Random) -> tuple[int, int, bool]:
     """A model from the table, or a made-up one with a plausible shape."""
     if rng.random() < 0.5:
         return MODELS[rng.choice(sorted(MODELS))]
@@ -69,11 +69,11 @@ def _random_kwargs(rng: random.Random) -> tuple[int, int, bool]:
 def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
     for i in range(36):
-        weight_bytes, kv_per_token, replicated = _random_kwargs(rng)
+        weight_bytes, kv_per_token, replicated = _random_params(rng)
         mem_gb, bandwidth = GPUS[rng.choice(sorted(GPUS))]
         context_len = rng.choice([512, 2048, 4096, 8192, 32768, rng.randint(1, 131072)])
         if i % 2 == 0:
-            kwargs = {
+            params = {
                 "num_gpus": rng.choice([1, 2, 4, 8]),
                 "gpu_mem_gb": mem_gb,
                 "mem_util_pct": rng.choice([80, 90, 95, 100, rng.randint(50, 100)]),
@@ -85,11 +85,11 @@ def generated_cases(rng: random.Random) -> list[dict]:
             cases.append(
                 {
                     "name": f"gen-capacity-{i:02d}",
-                    "args": {"call": "max_requests", "kwargs": kwargs},
+                    "args": {"call": "max_requests", "params": params},
                 }
             )
         else:
-            kwargs = {
+            params = {
                 "weight_bytes": weight_bytes,
                 "kv_bytes_per_token": kv_per_token,
                 "batch": rng.choice([1, 8, 32, 128, rng.randint(1, 512)]),
@@ -97,12 +97,27 @@ def generated_cases(rng: random.Random) -> list[dict]:
                 "bandwidth_tb_s": bandwidth,
             }
             cases.append(
-                {"name": f"gen-decode-{i:02d}", "args": {"call": "decode_step", "kwargs": kwargs}}
+                {"name": f"gen-decode-{i:02d}", "args": {"call": "decode_step", "params": params}}
             )
     return cases
 
 
+# Positional order of each function's parameters, as the statement lists them.
+PARAMETERS = {
+    "max_requests": (
+        "num_gpus",
+        "gpu_mem_gb",
+        "mem_util_pct",
+        "weight_bytes",
+        "kv_bytes_per_token",
+        "context_len",
+        "kv_replicated",
+    ),
+    "decode_step": ("weight_bytes", "kv_bytes_per_token", "batch", "context_len", "bandwidth_tb_s"),
+}
+
+
 def run(sub, args):
-    if args["call"] == "max_requests":
-        return sub.max_requests(**args["kwargs"])
-    return sub.decode_step(**args["kwargs"])
+    call, params = args["call"], args["params"]
+    # Positional, so a submission may name its parameters as it likes.
+    return getattr(sub, call)(*(params[name] for name in PARAMETERS[call]))
