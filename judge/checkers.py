@@ -44,7 +44,8 @@ class Mismatch:
 
     def describe(self, reveal: bool, with_values: bool = True) -> str:
         """One line for people; details and values only when `reveal` (public cases)."""
-        head = self.step or (f"at {self.where}" if self.where else "")
+        where = f"at {self.where}" if self.where else ""
+        head = " ".join(p for p in (self.step, where) if p)
         text = f"{head}: {self.reason}" if head else self.reason
         if reveal and self.detail:
             text += f" ({self.detail})"
@@ -77,6 +78,8 @@ def _kind_name(value: object) -> str:
         if isinstance(value, TensorData)
         else _KIND_NAMES.get(type(value), type(value).__name__)
     )
+    if name == "None":
+        return name
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
