@@ -57,14 +57,12 @@ def main() -> None:
         for name, cmd in commands.items():
             times[name].append(wall(cmd))
     base = times["python -c pass"]
-    print(
-        f"{'command':<34} {'min ms':>8} {'median ms':>10} {'max ms':>8} {'x bare (median of pairs)':>26}"
-    )
+    header = ("command", "min ms", "median ms", "max ms", "x bare (median of pairs)")
+    print(f"{header[0]:<40}" + "".join(f"{h:>12}" for h in header[1:4]) + f"{header[4]:>27}")
     for name, values in times.items():
         ratio = statistics.median(v / b for v, b in zip(values, base, strict=True))
-        print(
-            f"{name:<34} {min(values) * 1e3:8.1f} {statistics.median(values) * 1e3:10.1f} {max(values) * 1e3:8.1f} {ratio:26.2f}"
-        )
+        cells = (min(values) * 1e3, statistics.median(values) * 1e3, max(values) * 1e3)
+        print(f"{name:<40}" + "".join(f"{c:12.1f}" for c in cells) + f"{ratio:27.2f}")
 
 
 if __name__ == "__main__":
