@@ -113,14 +113,29 @@ class _TraceWriter:
             req = rng.choice(list(live))
             del live[req]
             self.ops.append(_free(req))
-        elif roll < 0.98:
+        elif roll < 0.95:
             self.append(rng.choice(list(live)))
+        elif roll < 0.97:
+            self.revisit()
         else:
             if rng.random() < 0.6:  # drain first, so that the reset is allowed
-                for req in list(live):
-                    del live[req]
-                    self.ops.append(_free(req))
+                self.drain()
             self.ops.append(["reset"])
+
+    def drain(self) -> list[tuple[list[int], str | None]]:
+        freed = list(self.live.values())
+        for req in list(self.live):
+            del self.live[req]
+            self.ops.append(_free(req))
+        return freed
+
+    def revisit(self) -> None:
+        """Free everything, then extend the first freed prompt: under memory pressure its
+        cached blocks now sit near the head of the queue, right where the new blocks of
+        the hitting request are taken from."""
+        first, extra = self.drain()[0]
+        prompt = first + self.tokens(self.rng.randint(self.bs, 3 * self.bs))
+        self.add(prompt, extra)
 
     def allocate(self) -> None:
         rng = self.rng
@@ -135,8 +150,9 @@ class _TraceWriter:
             extra = source_extra if rng.random() < 0.8 else extra
         else:
             prompt = self.tokens(rng.randint(1, 4 * self.bs))
-        if not prompt:
-            prompt = self.tokens(1)
+        self.add(prompt or self.tokens(1), extra)
+
+    def add(self, prompt: list[int], extra: str | None) -> None:
         req = self.next_id
         self.next_id += 1
         self.live[req] = (prompt, extra)
