@@ -16,7 +16,6 @@ class CowAllocator:
     def append(self, seq_id: int, n: int) -> bool:
         tokens = self._tokens.get(seq_id, 0)
         table = list(self._tables.get(seq_id, []))
-        # Only a shared block with room left is copied; a full shared block stays shared.
         cow = bool(table) and self._refs[table[-1]] > 1
         fresh = -(-(tokens + n) // self.block_size) - len(table)
         if fresh + cow > len(self._free):

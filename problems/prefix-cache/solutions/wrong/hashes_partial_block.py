@@ -16,7 +16,7 @@ class _Request:
         self.extra = extra
         self.tokens: list[int] = []
         self.blocks: list[int] = []
-        self.hashes: list[int] = []  # one per full block, whether or not it got registered
+        self.hashes: list[int] = []  # one per block, the partly filled one too
 
 
 class PrefixCache:

@@ -85,7 +85,6 @@ class PrefixCache:
             req.hashes.append(block_hash(parent, req.tokens[i * bs : (i + 1) * bs], req.extra))
 
     def _lookup(self, req: _Request) -> list[int]:
-        # At least one prompt token is always computed, so the last token is never a hit.
         limit = len(req.tokens) // self.block_size
         hits = []
         for h in req.hashes[:limit]:

@@ -9,7 +9,7 @@ class _Request:
         self.id = req_id
         self.prompt_len = prompt_len
         self.output_len = output_len
-        self.generated = 0  # output tokens so far; kept across preemption
+        self.generated = 0  # output tokens so far
         self.computed = 0  # tokens whose KV is stored; 0 while waiting
 
 
