@@ -22,10 +22,14 @@ SLUG = "kv-bytes-per-token"
 
 def wall(cmd: list[str]) -> float:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    proc = subprocess.run(
+        cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+    )
     elapsed = time.perf_counter() - t0
     if proc.returncode not in (0,):
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+        raise SystemExit(
+            f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}"
+        )
     return elapsed
 
 
@@ -37,7 +41,14 @@ def main() -> None:
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -I -S -c pass": [sys.executable, "-I", "-S", "-c", "pass"],
-        f"judge run {SLUG} (46 cases)": [sys.executable, "judge.py", "run", SLUG, str(solution), "--json"],
+        f"judge run {SLUG} (46 cases)": [
+            sys.executable,
+            "judge.py",
+            "run",
+            SLUG,
+            str(solution),
+            "--json",
+        ],
     }
     for cmd in commands.values():  # warm the page cache
         wall(cmd)
@@ -46,10 +57,12 @@ def main() -> None:
         for name, cmd in commands.items():
             times[name].append(wall(cmd))
     base = times["python -c pass"]
-    print(f"{'command':<34} {'min ms':>8} {'median ms':>10} {'max ms':>8} {'x bare (median of pairs)':>26}")
+    header = ("command", "min ms", "median ms", "max ms", "x bare (median of pairs)")
+    print(f"{header[0]:<40}" + "".join(f"{h:>12}" for h in header[1:4]) + f"{header[4]:>27}")
     for name, values in times.items():
         ratio = statistics.median(v / b for v, b in zip(values, base, strict=True))
-        print(f"{name:<34} {min(values) * 1e3:8.1f} {statistics.median(values) * 1e3:10.1f} {max(values) * 1e3:8.1f} {ratio:26.2f}")
+        cells = (min(values) * 1e3, statistics.median(values) * 1e3, max(values) * 1e3)
+        print(f"{name:<40}" + "".join(f"{c:12.1f}" for c in cells) + f"{ratio:27.2f}")
 
 
 if __name__ == "__main__":
