@@ -192,12 +192,11 @@ def main() -> int:
         if reuse:
             print(f"reusing {database}")
         else:
-            fill_s = fill(state, args.users, args.submissions)
+            inserted, per_refresh = fill(state, args.users, args.submissions)
             print(
-                f"filled {args.users:,} users, {args.submissions:,} submissions in {fill_s:.1f} s"
-            )
-            print(
-                "(each fold of a verdict into the standings is standings.refresh, as in a worker)"
+                f"inserted {args.users:,} users and {args.submissions:,} submissions in"
+                f" {inserted:.1f} s; standings.refresh (run once per verdict by a worker)"
+                f" took {per_refresh * 1e3:.2f} ms per user and problem"
             )
         report(app, args.requests)
         state.engine.dispose()
