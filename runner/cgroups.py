@@ -1,0 +1,172 @@
+"""Per-job cgroups: memory, process count and CPU accounting for everything a job starts.
+
+Job cgroups are created *below the runner's own cgroup* (so a job can never get more
+than the runner was given), one per job, removed when the job ends. cgroup v2 is used
+when the unified hierarchy carries the memory controller; otherwise the v1 hierarchies
+(memory, pids, cpuacct) as this container has them. When neither is writable the
+runner still works: rlimits and the job's pid namespace remain, and `judge runner
+doctor` says that whole-job memory and process limits are off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+_ROOT = Path("/sys/fs/cgroup")
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupSupport:
+    """What this host lets the runner do; `dirs` maps controller -> parent directory for jobs."""
+
+    version: int  # 2, 1, or 0 for none
+    dirs: tuple[tuple[str, Path], ...]
+    reason: str  # why this choice (shown by doctor)
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.dirs)
+
+
+def detect() -> CgroupSupport:
+    """Find a writable place for job cgroups, preferring v2; probe by creating one."""
+    if os.geteuid() != 0:
+        return CgroupSupport(0, (), "not root: job cgroups off (rlimits and pid namespace only)")
+    own = _own_paths()
+    v2 = _detect_v2(own.get(""))
+    if v2 is not None:
+        return v2
+    return _detect_v1(own)
+
+
+def _own_paths() -> dict[str, str]:
+    """Map hierarchy key ("" for v2, else each v1 controller) to this process's cgroup path."""
+    paths: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _detect_v2(own: str | None) -> CgroupSupport | None:
+    if own is None or not (_ROOT / "cgroup.controllers").exists():
+        return None
+    parent = _ROOT / own.lstrip("/")
+    enabled = (parent / "cgroup.subtree_control").read_text().split()
+    if not {"memory", "pids"} <= set(enabled):
+        try:  # fails while the runner's own cgroup holds processes ("no internal processes")
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+        except OSError as exc:
+            return CgroupSupport(0, (), f"cgroup v2 at {parent} cannot delegate memory/pids: {exc}")
+    if not _probe(parent):
+        return CgroupSupport(0, (), f"cgroup v2 at {parent} is not writable")
+    return CgroupSupport(2, (("unified", parent),), f"cgroup v2 below {parent}")
+
+
+def _detect_v1(own: dict[str, str]) -> CgroupSupport:
+    dirs: list[tuple[str, Path]] = []
+    for name in _V1_CONTROLLERS:
+        mount = _ROOT / name
+        if name not in own or not (mount / "cgroup.procs").exists():
+            continue
+        parent = mount / own[name].lstrip("/")
+        if _probe(parent):
+            dirs.append((name, parent))
+    if not any(name == "memory" for name, _ in dirs):
+        return CgroupSupport(0, (), "no writable cgroup memory controller (v2 or v1)")
+    names = ", ".join(name for name, _ in dirs)
+    return CgroupSupport(1, tuple(dirs), f"cgroup v1 controllers: {names}")
+
+
+def _probe(parent: Path) -> bool:
+    probe = parent / f"judge-probe-{uuid.uuid4().hex[:8]}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+class JobCgroup:
+    """One job's cgroup(s): limits set at creation, pids added once, removed at the end."""
+
+    def __init__(self, support: CgroupSupport, memory_bytes: int, max_pids: int) -> None:
+        self.support = support
+        self.memory_bytes = memory_bytes
+        name = f"judge-job-{uuid.uuid4().hex[:12]}"
+        self.dirs = {controller: parent / name for controller, parent in support.dirs}
+        for path in self.dirs.values():
+            path.mkdir()
+        self._set_limits(memory_bytes, max_pids)
+
+    def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
+        if self.support.version == 2:
+            unified = self.dirs["unified"]
+            (unified / "memory.max").write_text(str(memory_bytes))
+            (unified / "memory.swap.max").write_text("0")
+            (unified / "pids.max").write_text(str(max_pids))
+            return
+        memory = self.dirs["memory"]
+        (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        memsw = memory / "memory.memsw.limit_in_bytes"
+        if memsw.exists():  # no swapping around the limit
+            memsw.write_text(str(memory_bytes))
+        if "pids" in self.dirs:
+            (self.dirs["pids"] / "pids.max").write_text(str(max_pids))
+
+    def add(self, pid: int) -> None:
+        """Move `pid` (host pid namespace) in; its future children follow."""
+        for path in self.dirs.values():
+            (path / "cgroup.procs").write_text(str(pid))
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.dirs.values():
+            try:
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+            except OSError:
+                continue
+        return sorted(found)
+
+    def oom_killed(self) -> bool:
+        """True if the kernel OOM-killed something here (the job hit its memory limit)."""
+        if self.support.version == 2:
+            events = (self.dirs["unified"] / "memory.events").read_text().split()
+            return int(events[events.index("oom_kill") + 1]) > 0
+        control = (self.dirs["memory"] / "memory.oom_control").read_text().split()
+        return "oom_kill" in control and int(control[control.index("oom_kill") + 1]) > 0
+
+    def kill_all(self) -> None:
+        """SIGKILL every process still inside; repeat while a fork races the sweep."""
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self, timeout: float = 5.0) -> None:
+        """Kill what is left, wait until empty, remove the directories. Idempotent."""
+        self.kill_all()
+        deadline = time.monotonic() + timeout
+        for path in self.dirs.values():
+            while path.exists():
+                try:
+                    path.rmdir()
+                except FileNotFoundError:
+                    break
+                except OSError:  # still busy: dying processes leave a moment later
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)

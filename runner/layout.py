@@ -1,0 +1,158 @@
+"""What a worker's sandbox can see, and the bubblewrap command line that builds it.
+
+Binds, all read-only: /usr (with the merged-usr symlinks), /etc/ld.so.cache, the
+Python installation at its own path (the venv's pyvenv.cfg names it), the virtual
+environment at /opt/venv, and the repository's judge/, runner/ and mini_llm/ under
+/opt/judge. Never the whole root, never problems/ (hidden cases and reference.py
+stay outside; the public cases.py travels in the `load` message), never /home, /root
+or /etc beyond the loader cache. Fresh: /proc, a minimal /dev, a size-limited /tmp,
+and empty mount points /box (the job directory) and /dev/shm that each job covers
+with its own tmpfs.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from runner.identity import SandboxIdentity
+from runner.jobspace import JOB_DIR
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_CODE = "/opt/judge"
+SANDBOX_VENV = "/opt/venv"
+# Covered by fresh mounts in every sandbox or job: a bind below them would be hidden.
+SCRATCH_MOUNTS = ("/tmp", "/dev", "/proc", JOB_DIR)
+CODE_PACKAGES = ("judge", "runner", "mini_llm")
+MIRROR_ROOT = Path("/var/lib/judge-runner/mirror")
+GPU_NODE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/renderD*")
+_WORKER_CODE = (
+    f"import sys; sys.path.insert(0, {SANDBOX_CODE!r}); from runner.worker import main; main()"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    source: str  # on the host
+    target: str  # inside the sandbox
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxLayout:
+    """Everything the sandbox binds; built once per runner."""
+
+    python: str  # the interpreter path, valid inside the sandbox
+    binds: tuple[Bind, ...]
+    symlinks: tuple[tuple[str, str], ...]  # (target, link) as `--symlink` takes them
+    gpu_nodes: tuple[str, ...]
+    mirrored: tuple[str, ...]  # hard-linked copies: the sandbox user cannot reach the originals
+
+    def bwrap_argv(self, worker_args: list[str], tmp_mb: int) -> list[str]:
+        """The full command: bubblewrap, then the worker with `worker_args`."""
+        argv = [
+            "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--clearenv", "--hostname", "judge",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "HOME", JOB_DIR,
+        ]  # fmt: skip
+        for bind in self.binds:
+            argv += ["--ro-bind", bind.source, bind.target]
+        for target, link in self.symlinks:
+            argv += ["--symlink", target, link]
+        for node in self.gpu_nodes:
+            argv += ["--dev-bind", node, node]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
+        argv += ["--dir", JOB_DIR, "--dir", "/dev/shm", "--chdir", JOB_DIR]
+        return [*argv, "--", self.python, "-I", "-c", _WORKER_CODE, *worker_args]
+
+
+def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> SandboxLayout:
+    """Work out the binds for this host; mirror what the sandbox user could not reach."""
+    binds: list[Bind] = [Bind("/usr", "/usr")]
+    symlinks: list[tuple[str, str]] = []
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
+        if os.path.islink(top):
+            symlinks.append((os.readlink(top), top))
+        elif os.path.isdir(top):
+            binds.append(Bind(top, top))
+    if os.path.exists("/etc/ld.so.cache"):
+        binds.append(Bind("/etc/ld.so.cache", "/etc/ld.so.cache"))
+    mirrored: list[str] = []
+    # The venv may sit anywhere (a CI checkout under /tmp, say): it goes to /opt/venv. The base
+    # installation must keep its path, which the venv's pyvenv.cfg and bin/python name.
+    targets = {sys.base_prefix: sys.base_prefix}
+    if sys.prefix != sys.base_prefix:
+        targets[sys.prefix] = SANDBOX_VENV
+    for prefix, target in targets.items():
+        if any(Path(target).is_relative_to(m) for m in SCRATCH_MOUNTS):
+            raise ValueError(f"Python at {target} would be hidden by a scratch mount")
+        source = prefix
+        if identity.switched and not _reachable(prefix, identity):
+            source = str(_mirror(prefix))
+            mirrored.append(prefix)
+        binds.append(Bind(source, target))
+    for package in CODE_PACKAGES:
+        if (repo_root / package).is_dir():
+            binds.append(Bind(str(repo_root / package), f"{SANDBOX_CODE}/{package}"))
+    python = os.path.join(targets.get(sys.prefix, sys.prefix), "bin", "python3")
+    gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
+    return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))
+
+
+def _reachable(path: str, identity: SandboxIdentity) -> bool:
+    """Can `identity` search every directory down to `path` (and read `path`)?"""
+    current = Path(path)
+    for directory in [current, *current.parents]:
+        info = directory.stat()
+        if info.st_uid == identity.uid:
+            bit = stat.S_IXUSR
+        elif info.st_gid == identity.gid:
+            bit = stat.S_IXGRP
+        else:
+            bit = stat.S_IXOTH
+        if not info.st_mode & bit:
+            return False
+    return True
+
+
+def _mirror(prefix: str) -> Path:
+    """Hard-link `prefix` into a place the sandbox user can reach (copy across filesystems).
+
+    Python under /root (pyenv) is the usual case: /root is mode 700. The base prefix's own
+    site-packages and test suite are left out; the venv supplies the packages.
+    """
+    digest = hashlib.sha256(prefix.encode()).hexdigest()[:16]
+    target = MIRROR_ROOT / digest
+    stamp = target / ".judge-mirror-of"
+    if stamp.exists() and stamp.read_text() == prefix:
+        return target
+    if target.exists():
+        shutil.rmtree(target)
+    MIRROR_ROOT.mkdir(parents=True, exist_ok=True)
+    os.chmod(MIRROR_ROOT.parent, 0o755)
+    os.chmod(MIRROR_ROOT, 0o755)
+    skip = shutil.ignore_patterns("test", "__pycache__") if prefix == sys.base_prefix else None
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base_skip = {os.path.join(prefix, "lib", version, "site-packages")}
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skipped = set(skip(directory, names)) if skip else set()
+        skipped.update(n for n in names if os.path.join(directory, n) in base_skip)
+        return skipped
+
+    shutil.copytree(prefix, target, symlinks=True, ignore=ignore, copy_function=_link_or_copy)
+    stamp.write_text(prefix)
+    return target
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
