@@ -73,15 +73,17 @@ def _run(driver: types.ModuleType, sub: types.ModuleType, item: dict[str, object
         outcome = Outcome("result", observation=observation)
     except ObservationTypeError as exc:
         outcome = Outcome("bad_observation", message=str(exc))
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise  # the page's Stop button interrupts the worker this way
+    except BaseException as exc:  # noqa: BLE001 - the learner's exception is a result, not a crash
         info = _error(case.name, exc)
         outcome = Outcome(
             "error",
             message=str(info["message"]),
             exception=str(info["exception"]),
-            line=info["line"],
+            line=info["line"] if isinstance(info["line"], int) else None,
             traceback=str(info["traceback"]),
-        )  # type: ignore[arg-type]
+        )
     elapsed = (time.perf_counter() - t0) * 1000
     return grade(
         case,

@@ -19,7 +19,8 @@ def public_bundle(problem: ProblemSpec) -> dict[str, object]:
     """Plain JSON data for judge.browser.run_public; browser tier only."""
     if problem.tier != "browser":
         raise ValueError(
-            f"{problem.slug} is a {problem.tier}-tier problem; only browser-tier problems run in the browser"
+            f"{problem.slug} is a {problem.tier}-tier problem; "
+            "only browser-tier problems run in the browser"
         )
     cases = build_cases(problem, PUBLIC_SEED)
     expected = expected_observations(problem, cases)

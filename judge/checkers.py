@@ -20,7 +20,10 @@ MAX_SHOWN = 300
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
-    """Which checker and its tolerances: pass iff |got - expected| <= max(rel_tol*|expected|, abs_tol)."""
+    """Which checker and its tolerances.
+
+    Numbers pass iff |got - expected| <= max(rel_tol * |expected|, abs_tol); tensor
+    elements pass iff |got - expected| <= abs_tol + rel_tol * |expected| (torch.allclose)."""
 
     kind: str = "value"
     rel_tol: float = 1e-9
@@ -80,7 +83,7 @@ def check(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
 
 
 def check_exact(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
-    """Identical structure, types and values; floats compare by their exact bits (so -0.0 != 0.0)."""
+    """Identical structure, types and values; floats by their exact bits (-0.0 != 0.0)."""
     return _walk(got, expected, spec, "", exact=True)
 
 
@@ -119,12 +122,12 @@ def _walk(
         return _walk_list(got, expected, spec, where, exact)  # type: ignore[arg-type]
     if type(expected) is dict:
         return _walk_dict(got, expected, spec, where, exact)  # type: ignore[arg-type]
-    if type(expected) is float:  # exact: compare bits; NaN never equals
+    if isinstance(got, float) and isinstance(expected, float):  # exact: same bits; NaN never equals
         same = (
             not math.isnan(got)
             and got == expected
             and math.copysign(1, got) == math.copysign(1, expected)
-        )  # type: ignore[arg-type]
+        )
         return None if same else Mismatch(where, "values differ", show(got), show(expected))
     return None if got == expected else Mismatch(where, "values differ", show(got), show(expected))
 
@@ -132,7 +135,7 @@ def _walk(
 def _walk_list(
     got: list[object], expected: list[object], spec: CheckSpec, where: str, exact: bool
 ) -> Mismatch | None:
-    for i, (g, e) in enumerate(zip(got, expected)):
+    for i, (g, e) in enumerate(zip(got, expected, strict=False)):
         found = _walk(g, e, spec, f"{where}[{i}]", exact)
         if found is not None:
             return found if found.step else _label_step(found, i, e)
@@ -218,7 +221,7 @@ def _compare_tensor(
 def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatch | None:
     if got.data == expected.data:
         return None
-    for i, (g, e) in enumerate(zip(got.values(), expected.values())):
+    for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
         if g != e:
             return Mismatch(
                 where, f"first difference at index {list(got.index(i))}", show(g), show(e)
@@ -230,7 +233,7 @@ def _close_floats(
     got: TensorData, expected: TensorData, spec: CheckSpec, where: str
 ) -> Mismatch | None:
     first_bad, max_abs, max_rel = -1, 0.0, 0.0
-    for i, (g, e) in enumerate(zip(got.values(), expected.values())):
+    for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
         if not math.isfinite(g) and math.isfinite(e):
             return Mismatch(where, f"non-finite value {g} at index {list(got.index(i))}")
         err = abs(g - e) if math.isfinite(e) else (0.0 if g == e else math.inf)
@@ -242,7 +245,10 @@ def _close_floats(
     if first_bad < 0:
         return None
     idx = list(got.index(first_bad))
-    reason = f"not close: max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, first bad index {idx} (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    reason = (
+        f"not close: max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, "
+        f"first bad index {idx} (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    )
     g_vals, e_vals = got.values(), expected.values()
     return Mismatch(where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]))
 

@@ -21,7 +21,7 @@ def apply_rlimits(limits: dict[str, float], tier: str) -> None:
         resource.RLIMIT_CORE: 0,
     }
     for which, value in wanted.items():
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         hard_value = (

@@ -7,6 +7,7 @@ Exit codes: 0 accepted / all good, 1 a verdict other than AC or a failed check,
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -14,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
+from judge.launch import Launcher
 from judge.problemset import ProblemSet
 from judge.source import validate_source
 
@@ -113,7 +115,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     limits = problem.limits
     print(f"{problem.title[lang]}  [{problem.slug}]")
     print(
-        f"tier {problem.tier} · {problem.points} points · {limits.time_per_case_s:g} s per case · {limits.memory_mb} MiB · tags: {', '.join(problem.tags)}"
+        f"tier {problem.tier} · {problem.points} points · "
+        f"{limits.time_per_case_s:g} s per case · {limits.memory_mb} MiB · "
+        f"tags: {', '.join(problem.tags)}"
     )
     print(f"define: {', '.join(problem.names)}\n")
     print(problem.statement(lang))
@@ -175,10 +179,11 @@ def cmd_delegate(args: argparse.Namespace) -> int:
     }
     module_name, func = targets[args.command]
     try:
-        module = __import__(module_name, fromlist=[func])
+        module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(
-            f"`judge {args.command}` needs the {module_name.split('.')[0]} package and its extras ({exc})"
+            f"`judge {args.command}` needs the {module_name.split('.')[0]} package "
+            f"and its extras ({exc})"
         ) from None
     result: int = getattr(module, func)(args.rest)
     return result
@@ -200,12 +205,13 @@ def read_source(path: Path) -> str:
         raise UsageError(f"{path}: {exc}") from None
 
 
-def _sandbox_launcher() -> object:
+def _sandbox_launcher() -> Launcher:
     try:
-        from runner.api import sandbox_launcher
+        runner_api = importlib.import_module("runner.api")
     except ImportError as exc:
         raise UsageError(f"--sandbox needs the runner package ({exc})") from None
-    return sandbox_launcher()
+    launcher: Launcher = runner_api.sandbox_launcher()
+    return launcher
 
 
 def _progress(done: int, total: int) -> None:

@@ -11,25 +11,36 @@ from judge.verdict import Verdict
 
 def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
     """The verdict for one case; got/expected are only ever attached to public cases."""
-    base = {"name": case.name, "public": case.public, "time_ms": outcome.time_ms}
     if outcome.kind == "result":
         mismatch = check(outcome.observation, expected, case.check)
         if mismatch is None:
-            return CaseResult(verdict=Verdict.AC, **base)  # type: ignore[arg-type]
+            return _result(case, outcome, Verdict.AC)
         reveal = case.public
         return CaseResult(
+            name=case.name,
+            public=case.public,
             verdict=Verdict.WA,
+            time_ms=outcome.time_ms,
             message=mismatch.describe(reveal=False),
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
-            **base,  # type: ignore[arg-type]
         )
     if outcome.kind == "skipped":
-        return CaseResult(verdict=None, message="not run", **base)  # type: ignore[arg-type]
+        return _result(case, outcome, None, "not run")
     verdict, message = describe_failure(outcome)
+    return _result(case, outcome, verdict, message)
+
+
+def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str = "") -> CaseResult:
     return CaseResult(
-        verdict=verdict, message=message, line=outcome.line, traceback=outcome.traceback, **base
-    )  # type: ignore[arg-type]
+        name=case.name,
+        public=case.public,
+        verdict=verdict,
+        time_ms=outcome.time_ms,
+        message=message,
+        line=outcome.line,
+        traceback=outcome.traceback,
+    )
 
 
 def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:

@@ -103,7 +103,9 @@ def build_report(
     seed: int | None,
     env: dict[str, str],
 ) -> Report:
-    results = tuple(grade(c, o, expected[c.name]) for c, o in zip(cases, result.outcomes))
+    results = tuple(
+        grade(c, o, expected[c.name]) for c, o in zip(cases, result.outcomes, strict=True)
+    )
     verdict, compile_error = _overall(results, result)
     return Report(
         problem=problem.slug,

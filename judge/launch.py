@@ -44,7 +44,7 @@ class Launcher(Protocol):
 
 
 def child_command(request_fd: int, result_fd: int, limits: Limits, tier: str) -> list[str]:
-    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages needed)."""
+    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
     flags = ["-I", "-S"] if tier == "browser" else ["-I"]
     config = json.dumps(
         {

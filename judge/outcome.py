@@ -15,7 +15,8 @@ class ExitInfo:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    kind: str  # result | error | bad_observation | timeout | crash | protocol | output_limit | skipped
+    # result | error | bad_observation | timeout | crash | protocol | output_limit | skipped
+    kind: str
     time_ms: float = 0.0
     observation: object = None
     message: str = ""

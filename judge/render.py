@@ -28,7 +28,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(width(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for row in [header, *rows]:
-        cells = [cell + " " * (w - width(cell)) for cell, w in zip(row, widths)]
+        cells = [cell + " " * (w - width(cell)) for cell, w in zip(row, widths, strict=True)]
         lines.append("  ".join(cells).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -40,7 +40,8 @@ def print_report(report: Report, problem: ProblemSpec) -> None:
         error = report.compile_error
         where = f" (line {error['line']})" if error.get("line") else ""
         print(
-            f"{report.verdict.value}  {report.verdict.label}{where}: {clean(str(error.get('message', '')))}",
+            f"{report.verdict.value}  {report.verdict.label}{where}: "
+            f"{clean(str(error.get('message', '')))}",
             file=out,
         )
         if error.get("traceback"):
@@ -59,7 +60,8 @@ def print_report(report: Report, problem: ProblemSpec) -> None:
         )
         _print_failure(report.first_failure)
     _print_output(report)
-    summary = f"{report.verdict.value}  {report.verdict.label}: {report.passed}/{len(report.cases)} cases passed"
+    passed = f"{report.passed}/{len(report.cases)} cases passed"
+    summary = f"{report.verdict.value}  {report.verdict.label}: {passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
 
 

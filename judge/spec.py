@@ -186,10 +186,10 @@ def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
     tols = {}
     for key, default in (("rel_tol", 1e-9), ("abs_tol", 0.0)):
         value = table.get(key, default)
-        if type(value) not in (int, float) or not 0 <= value < 1e9:
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1e9:
             raise SpecError(file, f"{field}.{key}", f"{value!r} must be a number >= 0")
-        tols[key] = float(value)  # type: ignore[arg-type]
-    return CheckSpec(kind=str(kind), **tols)
+        tols[key] = float(value)
+    return CheckSpec(kind=str(kind), rel_tol=tols["rel_tol"], abs_tol=tols["abs_tol"])
 
 
 def content_version(folder: Path) -> str:
@@ -243,7 +243,7 @@ class _Fields:
         value = self._get(key)
         if type(value) is not list or any(type(v) is not str for v in value):
             raise SpecError(self.file, self._name(key), "must be a list of strings")
-        return list(value)  # type: ignore[arg-type]
+        return list(value)
 
     def integer(self, key: str, minimum: int) -> int:
         value = self._get(key)
@@ -268,4 +268,4 @@ class _Fields:
         value = self._get(key)
         if type(value) is not dict:
             raise SpecError(self.file, self._name(key), "must be a table")
-        return value  # type: ignore[return-value]
+        return value

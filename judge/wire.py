@@ -37,16 +37,17 @@ def _encode(
     if depth > MAX_DEPTH:
         raise ObservationTypeError(f"observation nests deeper than {MAX_DEPTH} at {path or 'top'}")
     kind = type(value)
+    # isinstance() narrows the type for the checker; the exact `kind is` test rejects subclasses.
     if value is None or kind is bool or kind is int or kind is str:
         return value
-    if kind is float:
-        return value if math.isfinite(value) else {"__float__": _float_name(value)}  # type: ignore[arg-type]
-    if kind is list or kind is tuple:
-        return [_encode(v, tensors, f"{path}[{i}]", depth + 1, budget) for i, v in enumerate(value)]  # type: ignore[attr-defined]
-    if kind is dict:
-        return _encode_dict(value, tensors, path, depth, budget)  # type: ignore[arg-type]
-    if kind is TensorData:
-        tensors.append(value)  # type: ignore[arg-type]
+    if isinstance(value, float) and kind is float:
+        return value if math.isfinite(value) else {"__float__": _float_name(value)}
+    if isinstance(value, (list, tuple)) and kind in (list, tuple):
+        return [_encode(v, tensors, f"{path}[{i}]", depth + 1, budget) for i, v in enumerate(value)]
+    if isinstance(value, dict) and kind is dict:
+        return _encode_dict(value, tensors, path, depth, budget)
+    if isinstance(value, TensorData) and kind is TensorData:
+        tensors.append(value)
         return {"__tensor__": len(tensors) - 1}
     if f"{kind.__module__}.{kind.__qualname__}" == "torch.Tensor":
         tensors.append(from_torch(value))
@@ -95,14 +96,14 @@ def _decode(data: object, tensors: list[TensorData], path: str, depth: int) -> o
     kind = type(data)
     if data is None or kind in (bool, int, str):
         return data
-    if kind is float:
-        if not math.isfinite(data):  # type: ignore[arg-type]
+    if isinstance(data, float) and kind is float:
+        if not math.isfinite(data):
             raise ValueError(f"bare non-finite float at {path or 'top'}")
         return data
-    if kind is list:
-        return [_decode(v, tensors, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]  # type: ignore[attr-defined]
-    if kind is dict:
-        return _decode_dict(data, tensors, path, depth)  # type: ignore[arg-type]
+    if isinstance(data, list) and kind is list:
+        return [_decode(v, tensors, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]
+    if isinstance(data, dict) and kind is dict:
+        return _decode_dict(data, tensors, path, depth)
     raise ValueError(f"unexpected {kind.__name__} at {path or 'top'}")
 
 
@@ -116,9 +117,9 @@ def _decode_dict(
         return tensors[index]
     if len(data) == 1 and "__float__" in data:
         name = data["__float__"]
-        if name not in _FLOATS:
+        if not isinstance(name, str) or name not in _FLOATS:
             raise ValueError(f"bad float tag at {path or 'top'}")
-        return _FLOATS[name]  # type: ignore[index]
+        return _FLOATS[name]
     if any(k in _TAGS for k in data):
         raise ValueError(f"malformed tag at {path or 'top'}")
     return {k: _decode(v, tensors, f"{path}[{k!r}]", depth + 1) for k, v in data.items()}
