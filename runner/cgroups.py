@@ -1,9 +1,9 @@
-"""Per-job cgroups: memory, process count and CPU accounting for everything a job starts.
+"""Per-job cgroups: memory and process count for everything a job starts.
 
 Job cgroups are created *below the runner's own cgroup* (so a job can never get more
 than the runner was given), one per job, removed when the job ends. cgroup v2 is used
 when the unified hierarchy carries the memory controller; otherwise the v1 hierarchies
-(memory, pids, cpuacct) as this container has them. When neither is writable the
+(memory, pids) as this container has them. When neither is writable the
 runner still works: rlimits and the job's pid namespace remain, and `judge runner
 doctor` says that whole-job memory and process limits are off.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _ROOT = Path("/sys/fs/cgroup")
-_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_V1_CONTROLLERS = ("memory", "pids")
 
 
 @dataclass(frozen=True, slots=True)
