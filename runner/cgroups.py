@@ -1,11 +1,13 @@
-"""Per-job cgroups: memory and process count for everything a job starts.
+"""Per-job cgroups: memory, process count and CPU share for everything a job starts.
 
 Job cgroups are created *below the runner's own cgroup* (so a job can never get more
 than the runner was given), one per job, removed when the job ends. cgroup v2 is used
 when the unified hierarchy carries the memory controller; otherwise the v1 hierarchies
-(memory, pids) as this container has them. When neither is writable the
-runner still works: rlimits and the job's pid namespace remain, and `judge runner
-doctor` says that whole-job memory and process limits are off.
+(memory, pids, cpu) as this container has them. The CPU controller caps a job at
+one core however many processes or threads it starts, so a busy job cannot slow the
+jobs next to it; total CPU time is bounded by the wall clock and RLIMIT_CPU. When
+neither version is writable the runner still works: rlimits and the job's pid
+namespace remain, and `judge runner doctor` says that whole-job limits are off.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _ROOT = Path("/sys/fs/cgroup")
-_V1_CONTROLLERS = ("memory", "pids")
+_V1_CONTROLLERS = ("memory", "pids", "cpu")
+CPU_PERIOD_US = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +64,9 @@ def _detect_v2(own: str | None) -> CgroupSupport | None:
         return None
     parent = _ROOT / own.lstrip("/")
     enabled = (parent / "cgroup.subtree_control").read_text().split()
-    if not {"memory", "pids"} <= set(enabled):
+    if not {"memory", "pids", "cpu"} <= set(enabled):
         try:  # fails while the runner's own cgroup holds processes ("no internal processes")
-            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
         except OSError as exc:
             return CgroupSupport(0, (), f"cgroup v2 at {parent} cannot delegate memory/pids: {exc}")
     if not _probe(parent):
@@ -114,6 +117,7 @@ class JobCgroup:
             (unified / "memory.max").write_text(str(memory_bytes))
             (unified / "memory.swap.max").write_text("0")
             (unified / "pids.max").write_text(str(max_pids))
+            (unified / "cpu.max").write_text(f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
             return
         memory = self.dirs["memory"]
         (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
@@ -122,6 +126,9 @@ class JobCgroup:
             memsw.write_text(str(memory_bytes))
         if "pids" in self.dirs:
             (self.dirs["pids"] / "pids.max").write_text(str(max_pids))
+        if "cpu" in self.dirs:  # one core's worth of time per period
+            (self.dirs["cpu"] / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+            (self.dirs["cpu"] / "cpu.cfs_quota_us").write_text(str(CPU_PERIOD_US))
 
     def add(self, pid: int) -> None:
         """Move `pid` (host pid namespace) in; its future children follow."""

@@ -130,9 +130,10 @@ class SandboxJob:
         report = _parse_exit(data)
         if report is None:  # the worker died or lied: treat the job as killed
             return ExitInfo(None, signal.SIGKILL)
-        returncode, sig = report
+        returncode, sig, cpu_s = report
         oom = self.cgroup is not None and self.cgroup.oom_killed()
-        return ExitInfo(returncode, sig, oom_killed=oom, cpu_limit=sig == signal.SIGXCPU)
+        over_cpu = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= self._cpu_s)
+        return ExitInfo(returncode, sig, oom_killed=oom, cpu_limit=over_cpu)
 
     def cleanup(self) -> None:
         """Kill, reap, remove the cgroup, close every descriptor; tell the pool how it went."""
@@ -157,16 +158,19 @@ class SandboxJob:
         return message.get("done") is True and message.get("keeper_status") == 0
 
 
-def _parse_exit(data: bytes) -> tuple[int | None, int | None] | None:
+def _parse_exit(data: bytes) -> tuple[int | None, int | None, float] | None:
+    """The keeper's exit report: (returncode, signal, CPU seconds), or None if malformed."""
     try:
         message = json.loads(data)
         report = message["exit"]
-        returncode, sig = report["returncode"], report["signal"]
+        returncode, sig, cpu_s = report["returncode"], report["signal"], report["cpu_s"]
     except (ValueError, KeyError, TypeError):
         return None
     if not all(v is None or type(v) is int for v in (returncode, sig)):
         return None
-    return returncode, sig
+    if type(cpu_s) is not float:
+        return None
+    return returncode, sig, cpu_s
 
 
 def _close_quietly(fd: int) -> None:

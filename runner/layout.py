@@ -84,23 +84,23 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
     if os.path.exists("/etc/ld.so.cache"):
         binds.append(Bind("/etc/ld.so.cache", "/etc/ld.so.cache"))
     mirrored: list[str] = []
-    # The venv may sit anywhere (a CI checkout under /tmp, say): it goes to /opt/venv. The base
-    # installation must keep its path, which the venv's pyvenv.cfg and bin/python name.
-    targets = {sys.base_prefix: sys.base_prefix}
-    if sys.prefix != sys.base_prefix:
-        targets[sys.prefix] = SANDBOX_VENV
-    for prefix, target in targets.items():
-        if any(Path(target).is_relative_to(m) for m in SCRATCH_MOUNTS):
-            raise ValueError(f"Python at {target} would be hidden by a scratch mount")
-        source = prefix
-        if identity.switched and not _reachable(prefix, identity):
-            source = str(_mirror(prefix))
-            mirrored.append(prefix)
-        binds.append(Bind(source, target))
+    base = sys.base_prefix
+    if any(Path(base).is_relative_to(m) for m in SCRATCH_MOUNTS):
+        raise ValueError(f"Python at {base} would be hidden by a scratch mount")
+    source = base
+    if identity.switched and not _reachable(base, identity):
+        source = str(_mirror(base))
+        mirrored.append(base)
+    binds.append(Bind(source, base))  # the venv's pyvenv.cfg and bin/python name this path
+    python = os.path.join(base, "bin", f"python{sys.version_info.major}.{sys.version_info.minor}")
+    if sys.prefix != base:  # a venv may sit anywhere (a CI checkout under /tmp): /opt/venv
+        if identity.switched and not _reachable(sys.prefix, identity):
+            raise ValueError(f"the sandbox user {identity.name} cannot read the venv {sys.prefix}")
+        binds.append(Bind(sys.prefix, SANDBOX_VENV))
+        python = os.path.join(SANDBOX_VENV, "bin", "python3")
     for package in CODE_PACKAGES:
         if (repo_root / package).is_dir():
             binds.append(Bind(str(repo_root / package), f"{SANDBOX_CODE}/{package}"))
-    python = os.path.join(targets.get(sys.prefix, sys.prefix), "bin", "python3")
     gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
     return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))
 
@@ -122,7 +122,7 @@ def _reachable(path: str, identity: SandboxIdentity) -> bool:
 
 
 def _mirror(prefix: str) -> Path:
-    """Hard-link `prefix` into a place the sandbox user can reach (copy across filesystems).
+    """Hard-link the base installation where the sandbox user can reach it (copy if need be).
 
     Python under /root (pyenv) is the usual case: /root is mode 700. The base prefix's own
     site-packages and test suite are left out; the venv supplies the packages.
@@ -130,24 +130,23 @@ def _mirror(prefix: str) -> Path:
     digest = hashlib.sha256(prefix.encode()).hexdigest()[:16]
     target = MIRROR_ROOT / digest
     stamp = target / ".judge-mirror-of"
-    if stamp.exists() and stamp.read_text() == prefix:
+    interpreter = Path(os.path.realpath(sys.executable)).stat()
+    identity = f"{prefix}\n{interpreter.st_size} {interpreter.st_mtime_ns}\n"
+    if stamp.exists() and stamp.read_text() == identity:
         return target
     if target.exists():
         shutil.rmtree(target)
     MIRROR_ROOT.mkdir(parents=True, exist_ok=True)
     os.chmod(MIRROR_ROOT.parent, 0o755)
     os.chmod(MIRROR_ROOT, 0o755)
-    skip = shutil.ignore_patterns("test", "__pycache__") if prefix == sys.base_prefix else None
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    base_skip = {os.path.join(prefix, "lib", version, "site-packages")}
+    left_out = {os.path.join(prefix, "lib", version, d) for d in ("site-packages", "test")}
 
     def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = set(skip(directory, names)) if skip else set()
-        skipped.update(n for n in names if os.path.join(directory, n) in base_skip)
-        return skipped
+        return {n for n in names if os.path.join(directory, n) in left_out}
 
     shutil.copytree(prefix, target, symlinks=True, ignore=ignore, copy_function=_link_or_copy)
-    stamp.write_text(prefix)
+    stamp.write_text(identity)
     return target
 
 

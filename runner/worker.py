@@ -118,8 +118,11 @@ def _keeper(fds: list[int], limits: JobLimits, uid: int, gid: int, flt: Any) -> 
         _job_pid1(limits, flt)
     for fd in range(5):
         os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    report = {"returncode": None, "signal": None}
+    _, status, usage = os.wait4(pid, 0)
+    # CPU seconds of the job's pid 1 and the children it reaped: tells the runner whether
+    # a SIGKILL came from the hard RLIMIT_CPU (a TLE) or from anything else.
+    report: dict[str, object] = {"returncode": None, "signal": None}
+    report["cpu_s"] = usage.ru_utime + usage.ru_stime
     if os.WIFSIGNALED(status):
         report["signal"] = os.WTERMSIG(status)
     else:
