@@ -42,6 +42,7 @@ class WorkerPool:
         self._closed = False
         self._lock = threading.Lock()
         self._all: set[WorkerProcess] = set()
+        self.started = 0  # workers started so far (replacements included)
         starts = [self._spawn_async() for _ in range(size)]
         for started in starts:
             started.result()  # surface a broken sandbox at construction, not on the first job
@@ -55,6 +56,7 @@ class WorkerPool:
         worker = WorkerProcess(self.layout, self.identity, chosen)
         with self._lock:
             self._all.add(worker)
+            self.started += 1
         return worker
 
     def _spawn_async(self) -> Future[None]:

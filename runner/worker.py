@@ -51,7 +51,10 @@ def main() -> None:
     sock = socket.socket(fileno=sock_fd)
     sock.send(json.dumps({"ready": True, "preloaded": loaded}).encode())
     while True:
-        data, fds, _flags, _addr = socket.recv_fds(sock, MESSAGE_BYTES, JOB_FDS)
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, MESSAGE_BYTES, JOB_FDS)
+        except ConnectionError:
+            return  # the runner is gone or is killing this sandbox
         if not data:
             return  # the runner closed the socket: retire
         if len(fds) != JOB_FDS:
@@ -141,6 +144,8 @@ def _job_pid1(limits: JobLimits, flt: Any) -> None:
         if os.read(_STATUS_FD, 16) != b"go":
             raise RuntimeError("the runner did not confirm the job's cgroup")
         os.close(_STATUS_FD)
+        # Its own session and process group: kill(0, ...) must not reach the worker's group.
+        os.setsid()
         set_rlimits(limits)
         drop_capabilities()
         flt.load()

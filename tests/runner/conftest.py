@@ -147,14 +147,17 @@ class Harness:
 @pytest.fixture
 def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterator[Harness]:
     """Judge through the shared sandbox; afterwards check that a normal submission is still
-    judged AC, that no process of any job is left, and that no file outside the job changed."""
+    judged AC by the same warm worker, that no process of any job is left, and that no file
+    outside the job changed."""
     uid = sandbox_identity().uid
     before = {root: tree_snapshot(root) for root in (REPO / "judge", REPO / "runner")}
     before[add_problem.path] = tree_snapshot(add_problem.path)
     h = Harness(RecordingLauncher(warm_launcher), add_problem, uid)
+    workers_before = warm_launcher.pool.started
     yield h
     normal = h.judge(add_problem.reference_source())
     assert normal.verdict.value == "AC", normal.to_dict()
+    assert warm_launcher.pool.started == workers_before, "the job took its warm worker down"
     h.assert_contained()
     for root, snapshot in before.items():
         assert tree_snapshot(root) == snapshot, f"{root} changed"

@@ -196,6 +196,11 @@ def test_row11_secrets_hidden_cases_and_reference_are_unreadable(harness, monkey
         """
         import json, os, sys
         skip = ("/usr", "/proc", sys.prefix, sys.base_prefix)  # system and Python files only
+        hits = []
+        for d, dirs, names in os.walk("/"):
+            dirs[:] = [x for x in dirs if not os.path.join(d, x).startswith(skip)]
+            hits += [os.path.join(d, n) for n in names
+                     if n in ("reference.py", "problem.toml", "shadow")]
         def readable(path):
             try:
                 with open(path, "rb") as f:
@@ -208,9 +213,7 @@ def test_row11_secrets_hidden_cases_and_reference_are_unreadable(harness, monkey
             "passwd": readable("/etc/passwd"),
             "ssh": os.path.exists("/root/.ssh") or os.path.exists(os.path.expanduser("~/.ssh")),
             "environ": dict(os.environ),
-            "hits": [os.path.join(d, n) for d, _, names in os.walk("/")
-                     if not d.startswith(skip)
-                     for n in names if n in ("reference.py", "problem.toml", "shadow")],
+            "hits": hits,
         }
         print("FOUND " + json.dumps(found))
         def add(a, b):
@@ -598,3 +601,47 @@ def test_the_job_runs_unprivileged_with_no_capabilities(harness):
     uid, caps, seccomp = report.stdout.split("ID ", 1)[1].split()[:3]
     assert int(uid) != 0 and int(caps, 16) == 0 and seccomp == "2"
     assert os.geteuid() != 0 or int(uid) == harness.uid
+
+
+def test_seccomp_denies_namespaces_mounts_ptrace_and_kernel_interfaces(harness):
+    report = harness.judge(
+        """
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        nr = {"ptrace": 101, "bpf": 321, "io_uring_setup": 425, "keyctl": 250,
+              "userfaultfd": 323, "unshare": 272, "setns": 308}
+        calls = {
+            "unshare": lambda: libc.syscall(nr["unshare"], 0x10000000),
+            "setns": lambda: libc.syscall(nr["setns"], 0, 0),
+            "mount": lambda: libc.mount(b"none", b"/tmp", b"tmpfs", 0, None),
+            "ptrace": lambda: libc.syscall(nr["ptrace"], 0, 0, 0, 0),
+            "bpf": lambda: libc.syscall(nr["bpf"], 0, 0, 0),
+            "io_uring_setup": lambda: libc.syscall(nr["io_uring_setup"], 1, 0),
+            "keyctl": lambda: libc.syscall(nr["keyctl"], 0, 0),
+            "userfaultfd": lambda: libc.syscall(nr["userfaultfd"], 0),
+            "clone_newuser": lambda: libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0),
+        }
+        results = {}
+        for name, call in calls.items():
+            ctypes.set_errno(0)
+            rc = call()
+            results[name] = (rc, ctypes.get_errno())
+        print("DENIED", sorted(n for n, (rc, err) in results.items() if rc == -1 and err == 1))
+        def add(a, b):
+            return a + b
+        """
+    )
+    assert report.verdict is AC
+    denied = report.stdout.split("DENIED ", 1)[1].splitlines()[0]
+    for name in (
+        "unshare",
+        "setns",
+        "mount",
+        "ptrace",
+        "bpf",
+        "io_uring_setup",
+        "keyctl",
+        "userfaultfd",
+        "clone_newuser",
+    ):
+        assert f"'{name}'" in denied, (name, denied)
