@@ -128,7 +128,9 @@ class SandboxJob:
             readable, _, _ = select.select([self.ctl], [], [], 5.0)
         data = self.ctl.recv(4096) if readable else b""
         report = _parse_exit(data)
-        if report is None:  # the worker died or lied: treat the job as killed
+        if report is None:
+            if not self.worker.alive():  # the judge's failure (IE, retried), not the job's
+                raise WorkerError("the worker died while running the job")
             return ExitInfo(None, signal.SIGKILL)
         returncode, sig, cpu_s = report
         oom = self.cgroup is not None and self.cgroup.oom_killed()

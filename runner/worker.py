@@ -72,6 +72,10 @@ def _preload(modules: list[str]) -> list[str]:
 
     for name in modules:
         __import__(name)
+    torch = sys.modules.get("torch")
+    # A CUDA context does not survive fork: if an import initialised it, every job would break.
+    if torch is not None and torch.cuda.is_initialized():
+        raise RuntimeError("CUDA was initialised while preloading; jobs could not use the GPU")
     return ["judge.child", *modules]
 
 
