@@ -154,10 +154,12 @@ def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterato
     before[add_problem.path] = tree_snapshot(add_problem.path)
     h = Harness(RecordingLauncher(warm_launcher), add_problem, uid)
     workers_before = warm_launcher.pool.started
+    fds_before = len(os.listdir("/proc/self/fd"))
     yield h
     normal = h.judge(add_problem.reference_source())
     assert normal.verdict.value == "AC", normal.to_dict()
     assert warm_launcher.pool.started == workers_before, "the job took its warm worker down"
+    assert len(os.listdir("/proc/self/fd")) == fds_before, "the runner leaked descriptors"
     h.assert_contained()
     for root, snapshot in before.items():
         assert tree_snapshot(root) == snapshot, f"{root} changed"
