@@ -22,6 +22,8 @@ from pathlib import Path
 
 _ROOT = Path("/sys/fs/cgroup")
 _V1_CONTROLLERS = ("memory", "pids", "cpu")
+V2_CONTROLLERS = ("cpu", "memory", "pids")
+RUNNER_LEAF = "judge-runner"  # v2: where the runner moves itself so its cgroup may delegate
 CPU_PERIOD_US = 100_000
 
 
@@ -63,15 +65,46 @@ def _detect_v2(own: str | None) -> CgroupSupport | None:
     if own is None or not (_ROOT / "cgroup.controllers").exists():
         return None
     parent = _ROOT / own.lstrip("/")
-    enabled = (parent / "cgroup.subtree_control").read_text().split()
-    if not {"memory", "pids", "cpu"} <= set(enabled):
-        try:  # fails while the runner's own cgroup holds processes ("no internal processes")
-            (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
-        except OSError as exc:
-            return CgroupSupport(0, (), f"cgroup v2 at {parent} cannot delegate memory/pids: {exc}")
+    if parent.name == RUNNER_LEAF:  # an earlier launcher in this process already delegated
+        parent = parent.parent
+    available = set((parent / "cgroup.controllers").read_text().split())
+    if not set(V2_CONTROLLERS) <= available:
+        missing = ", ".join(sorted(set(V2_CONTROLLERS) - available))
+        return CgroupSupport(0, (), f"cgroup v2 at {parent} lacks controllers: {missing}")
+    enabled = set((parent / "cgroup.subtree_control").read_text().split())
+    if not set(V2_CONTROLLERS) <= enabled:
+        problem = _delegate(parent)
+        if problem:
+            return CgroupSupport(0, (), problem)
     if not _probe(parent):
         return CgroupSupport(0, (), f"cgroup v2 at {parent} is not writable")
     return CgroupSupport(2, (("unified", parent),), f"cgroup v2 below {parent}")
+
+
+def _delegate(parent: Path) -> str | None:
+    """Enable the job controllers below `parent`; returns why not, or None on success.
+
+    cgroup v2 will not enable controllers for the children of a cgroup that holds
+    processes itself. When the runner is the only process there (a service started in
+    a cgroup of its own), it moves itself into a leaf, `parent/judge-runner`, first.
+    """
+    procs = set((parent / "cgroup.procs").read_text().split())
+    if procs - {str(os.getpid())}:
+        return (
+            f"cgroup v2 at {parent} holds other processes; start the runner in a cgroup "
+            "of its own (for example a systemd service with Delegate=yes)"
+        )
+    try:
+        if procs:
+            leaf = parent / RUNNER_LEAF
+            leaf.mkdir(exist_ok=True)
+            (leaf / "cgroup.procs").write_text(str(os.getpid()))
+        (parent / "cgroup.subtree_control").write_text(
+            " ".join(f"+{name}" for name in V2_CONTROLLERS)
+        )
+    except OSError as exc:
+        return f"cgroup v2 at {parent} cannot delegate {', '.join(V2_CONTROLLERS)}: {exc}"
+    return None
 
 
 def _detect_v1(own: dict[str, str]) -> CgroupSupport:
