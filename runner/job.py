@@ -63,6 +63,8 @@ class SandboxJob:
         self._exit: ExitInfo | None = None
         self._cleaned = False
         self._cpu_s = math.ceil(limits.total_time_s) + 1
+        self.host_pid = -1  # the job's pid 1 in the runner's pid namespace, after the handshake
+        self.healthy = False  # set by cleanup(): may the worker take another job?
         self.cgroup: JobCgroup | None = None
         if cgroups.version:
             memory = (limits.memory_mb + 3 * tmpfs_mb(limits) + _SLACK_MB) << 20

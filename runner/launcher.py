@@ -8,6 +8,7 @@ import shutil
 import threading
 
 from judge.limits import Limits
+from judge.outcome import ExitInfo
 from judge.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect
 from runner.identity import SandboxIdentity, sandbox_identity
@@ -39,26 +40,31 @@ class SandboxLauncher:
         self.pool = WorkerPool(self.layout, self.identity, self.preload, pool_size)
         gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
-        self._gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
+        self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
 
     def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
         return self.launch_tier(problem.tier, limits)
 
     def launch_tier(self, tier: str, limits: Limits) -> _PooledJob:
         """A job for a problem of `tier` ("browser" or "torch") under `limits`."""
-        on_gpu = self._gpu_slots is not None and tier == "torch"
-        if on_gpu:
-            self._gpu_slots.acquire()  # type: ignore[union-attr]
-        # A fresh (cold) worker imports only what the tier needs; warm ones have everything.
-        worker = self.pool.acquire(self.preload if tier == "torch" else ())
+        gpu = self.gpu_slots if tier == "torch" else None
+        if gpu is not None:
+            gpu.acquire()
+        try:
+            # A fresh (cold) worker imports only what the tier needs; warm ones have everything.
+            worker = self.pool.acquire(self.preload if tier == "torch" else ())
+        except BaseException:
+            if gpu is not None:
+                gpu.release()
+            raise
         try:
             job = SandboxJob(worker, limits, self.cgroups, address_space=not self.layout.gpu_nodes)
         except BaseException:
             self.pool.release(worker, healthy=False)
-            if on_gpu:
-                self._gpu_slots.release()  # type: ignore[union-attr]
+            if gpu is not None:
+                gpu.release()
             raise
-        return _PooledJob(job, self, on_gpu)
+        return _PooledJob(job, self.pool, gpu)
 
     def close(self) -> None:
         self.pool.close()
@@ -67,10 +73,12 @@ class SandboxLauncher:
 class _PooledJob:
     """A SandboxJob that gives its worker (and GPU slot) back when cleaned up."""
 
-    def __init__(self, job: SandboxJob, launcher: SandboxLauncher, on_gpu: bool) -> None:
+    def __init__(
+        self, job: SandboxJob, pool: WorkerPool, gpu: threading.BoundedSemaphore | None
+    ) -> None:
         self._job = job
-        self._launcher = launcher
-        self._on_gpu = on_gpu
+        self._pool = pool
+        self._gpu = gpu
         self._released = False
         self.request_fd = job.request_fd
         self.result_fd = job.result_fd
@@ -84,7 +92,7 @@ class _PooledJob:
     def kill(self) -> None:
         self._job.kill()
 
-    def wait(self, timeout: float):  # type: ignore[no-untyped-def]
+    def wait(self, timeout: float) -> ExitInfo:
         return self._job.wait(timeout)
 
     def cleanup(self) -> None:
@@ -92,9 +100,9 @@ class _PooledJob:
         if self._released:
             return
         self._released = True
-        self._launcher.pool.release(self._job.worker, getattr(self._job, "healthy", False))
-        if self._on_gpu:
-            self._launcher._gpu_slots.release()  # type: ignore[union-attr]
+        self._pool.release(self._job.worker, self._job.healthy)
+        if self._gpu is not None:
+            self._gpu.release()
 
 
 def _available(modules: tuple[str, ...]) -> tuple[str, ...]:

@@ -58,7 +58,12 @@ def probe(launcher: Any) -> dict[str, Any]:
     """Run the probe in a sandboxed job; returns its facts, or {'error': ...}."""
     handle = launcher.launch_tier("browser", PROBE_LIMITS)
     try:
-        load = {"type": "load", "source": PROBE_SOURCE, "driver": PROBE_DRIVER, "names": ["facts"]}
+        load: dict[str, object] = {
+            "type": "load",
+            "source": PROBE_SOURCE,
+            "driver": PROBE_DRIVER,
+            "names": ["facts"],
+        }
         case = Case("probe", {}, CheckSpec(), public=True)
         result = Session(handle, PROBE_LIMITS, "browser").run(load, [case])
     finally:
