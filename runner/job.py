@@ -65,7 +65,17 @@ class SandboxJob:
         self._cpu_s = math.ceil(limits.total_time_s) + 1
         self.host_pid = -1  # the job's pid 1 in the runner's pid namespace, after the handshake
         self.healthy = False  # set by cleanup(): may the worker take another job?
+        self.pidfd = -1
+        self.request_fd = self.result_fd = self.stdout_fd = self.stderr_fd = -1
+        self.ctl: socket.socket | None = None
         self.cgroup: JobCgroup | None = None
+        try:
+            self._start(limits, cgroups, address_space)
+        except BaseException:
+            self.cleanup()
+            raise
+
+    def _start(self, limits: Limits, cgroups: CgroupSupport, address_space: bool) -> None:
         if cgroups.version:
             memory = (limits.memory_mb + 3 * tmpfs_mb(limits) + _SLACK_MB) << 20
             self.cgroup = JobCgroup(cgroups, memory, limits.max_processes + 4)
@@ -77,19 +87,15 @@ class SandboxJob:
         self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         child_ends = [theirs.fileno(), req_r, res_w, out_w, err_w]
         try:
-            worker.send_job(job_limits(limits, address_space), child_ends)
-        finally:
+            self.worker.send_job(job_limits(limits, address_space), child_ends)
+        finally:  # the worker has its own copies now (or never will)
             theirs.close()
             for fd in child_ends[1:]:
                 os.close(fd)
-        self.pidfd = -1
-        try:
-            self._handshake()
-        except BaseException:
-            self.cleanup()
-            raise
+        self._handshake()
 
     def _handshake(self) -> None:
+        assert self.ctl is not None  # set by _start; an invariant, not input validation
         readable, _, _ = select.select([self.ctl], [], [], HANDSHAKE_TIMEOUT_S)
         if not readable:
             raise WorkerError("the job did not start within the handshake timeout")
@@ -124,6 +130,8 @@ class SandboxJob:
         return self._exit
 
     def _read_exit(self, timeout: float) -> ExitInfo:
+        if self.ctl is None:  # the job never started
+            return ExitInfo(None, signal.SIGKILL)
         readable, _, _ = select.select([self.ctl], [], [], timeout)
         if not readable:
             self.kill()
@@ -144,15 +152,24 @@ class SandboxJob:
         if self._cleaned:
             return
         self._cleaned = True
-        self.kill()
-        if self.pidfd >= 0:
-            self.wait(5.0)
+        try:
+            self.kill()
+            if self.pidfd >= 0:
+                self.wait(5.0)
+        except WorkerError:
+            self.healthy = False
+            return  # the pool kills this worker; its sandbox and the job go with it
+        finally:
+            self._release_resources()
+        self.healthy = self._worker_done()
+
+    def _release_resources(self) -> None:
         for fd in (self.request_fd, self.result_fd, self.stdout_fd, self.stderr_fd, self.pidfd):
             _close_quietly(fd)
-        self.ctl.close()
+        if self.ctl is not None:
+            self.ctl.close()
         if self.cgroup is not None:
             self.cgroup.remove()
-        self.healthy = self._worker_done()
 
     def _worker_done(self) -> bool:
         try:
