@@ -100,6 +100,11 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
         python = os.path.join(SANDBOX_VENV, "bin", "python3")
     for package in CODE_PACKAGES:
         if (repo_root / package).is_dir():
+            if identity.switched and not _reachable(str(repo_root / package), identity):
+                raise ValueError(
+                    f"the sandbox user {identity.name} cannot read {repo_root / package}; "
+                    "check out the repository where every parent folder is searchable"
+                )
             binds.append(Bind(str(repo_root / package), f"{SANDBOX_CODE}/{package}"))
     gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
     return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from runner.identity import sandbox_identity
+import pytest
+
+from runner.identity import SandboxIdentity, sandbox_identity
 from runner.layout import SANDBOX_CODE, SCRATCH_MOUNTS, build_layout
 
 
@@ -37,3 +39,12 @@ def test_the_interpreter_runs_with_isolated_mode() -> None:
     argv = build_layout(sandbox_identity()).bwrap_argv([], tmp_mb=8)
     tail = argv[argv.index("--") + 1 :]
     assert tail[1:3] == ["-I", "-c"]
+
+
+def test_a_checkout_the_sandbox_user_cannot_reach_is_refused_clearly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    hidden = tmp_path / "private"
+    (hidden / "judge").mkdir(parents=True)
+    hidden.chmod(0o700)
+    stranger = SandboxIdentity("judge-sandbox", 54321, 54321, switched=True)
+    with pytest.raises(ValueError, match=r"cannot read .*private/judge"):
+        build_layout(stranger, repo_root=hidden)
