@@ -116,3 +116,12 @@ def test_judge_run_sandbox_judges_like_the_server(
     out = capsys.readouterr().out
     report = json.loads(out[out.index("{") :])
     assert report["verdict"] == "RE" and report["environment"]["launcher"] == "sandbox"
+
+
+def test_runner_applies_the_limits_it_is_given(runner, add_problem: ProblemSpec) -> None:  # type: ignore[no-untyped-def]
+    from judge.limits import Limits
+
+    slow = "import time\ndef add(a, b):\n    time.sleep(0.3)\n    return a + b\n"
+    assert runner.judge(add_problem, slow).verdict.value == "AC"  # the problem allows 1 s
+    tight = Limits(time_per_case_s=0.1, total_time_s=2.0, memory_mb=128)
+    assert runner.judge(add_problem, slow, limits=tight).verdict.value == "TLE"
