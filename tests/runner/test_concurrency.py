@@ -63,7 +63,7 @@ def test_a_normal_job_next_to_a_hostile_one_is_judged_correctly(
     assert bad_report.verdict in (Verdict.TLE, Verdict.RE, Verdict.MLE)
     assert good_report.verdict is Verdict.AC, good_report.to_dict()
     # The normal job's cases stayed fast while its neighbour burned everything it could.
-    assert max(c.time_ms for c in good_report.cases) < 500
+    assert max(c.time_ms for c in good_report.cases) < 800
 
 
 def test_a_worker_dying_mid_job_is_an_internal_error_and_is_replaced(
