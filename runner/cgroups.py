@@ -132,6 +132,25 @@ def _probe(parent: Path) -> bool:
         return False
 
 
+def sweep_stale(support: CgroupSupport, older_than_s: float = 600.0) -> int:
+    """Remove empty job cgroups left by a runner that died; returns how many went.
+
+    Only old ones: another runner on this host may have just created one it has not
+    filled yet. rmdir fails on a cgroup that still holds processes, so none is cut short.
+    """
+    removed = 0
+    cutoff = time.time() - older_than_s
+    for _, parent in support.dirs:
+        for path in parent.glob("judge-job-*"):
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.rmdir()
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
 class JobCgroup:
     """One job's cgroup(s): limits set at creation, pids added once, removed at the end."""
 

@@ -10,7 +10,7 @@ import threading
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from judge.spec import ProblemSpec
-from runner.cgroups import CgroupSupport, detect
+from runner.cgroups import CgroupSupport, detect, sweep_stale
 from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
@@ -36,6 +36,7 @@ class SandboxLauncher:
         self.identity: SandboxIdentity = sandbox_identity()
         self.layout: SandboxLayout = build_layout(self.identity)
         self.cgroups: CgroupSupport = detect()
+        sweep_stale(self.cgroups)  # what a runner that was killed could not remove
         self.preload = _available(TORCH_PRELOAD) if preload is None else preload
         self.pool = WorkerPool(self.layout, self.identity, self.preload, pool_size)
         gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]

@@ -120,3 +120,23 @@ def test_v2_cgroup_shared_with_other_processes_is_not_taken_over(tmp_path, monke
     assert support is not None and support.version == 0
     assert "holds other processes" in support.reason
     assert not (tmp_path / "svc" / "judge-runner").exists()
+
+
+@needs_cgroups
+def test_stale_empty_job_cgroups_are_swept_and_fresh_ones_kept() -> None:
+    import os
+    import time
+
+    from runner.cgroups import sweep_stale
+
+    old = JobCgroup(SUPPORT, memory_bytes=64 << 20, max_pids=8)
+    fresh = JobCgroup(SUPPORT, memory_bytes=64 << 20, max_pids=8)
+    try:
+        an_hour_ago = time.time() - 3600
+        for path in old.dirs.values():
+            os.utime(path, (an_hour_ago, an_hour_ago))
+        assert sweep_stale(SUPPORT) >= len(old.dirs)
+        assert not any(path.exists() for path in old.dirs.values())
+        assert all(path.exists() for path in fresh.dirs.values())
+    finally:
+        fresh.remove()
