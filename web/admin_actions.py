@@ -6,7 +6,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from web import standings
-from web.db import utcnow
+from web.db import changed, utcnow
 from web.models import ProblemFlag, Submission
 from web.state import PlatformState
 
@@ -20,7 +20,7 @@ def rejudge(state: PlatformState, db: Session, slug: str, version: str | None) -
     if version is not None:
         where.append(Submission.problem_version == version)
     users = set(db.scalars(select(Submission.user_id).where(*where).distinct()))
-    count = db.execute(update(Submission).where(*where).values(**_CLEARED)).rowcount
+    count = changed(db, update(Submission).where(*where).values(**_CLEARED))
     for user_id in users:  # standings drop the cleared verdicts until the new ones land
         standings.refresh(db, user_id, problem.slug)
     db.commit()

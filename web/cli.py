@@ -30,7 +30,7 @@ def serve(argv: list[str] | None = None) -> int:
     parser.add_argument("--make-admin", metavar="USERNAME", help="grant admin to this user first")
     args = parser.parse_args(argv)
 
-    import waitress
+    import waitress  # type: ignore[import-untyped]
 
     from web import create_app
     from web.config import load_config
@@ -49,7 +49,7 @@ def serve(argv: list[str] | None = None) -> int:
     server = waitress.create_server(
         app, host=args.host, port=args.port, threads=args.threads, ident="judge"
     )
-    print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)  # type: ignore[union-attr]
+    print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -63,15 +63,13 @@ def serve(argv: list[str] | None = None) -> int:
 def _grant_admin(app: Any, username: str) -> bool:
     from sqlalchemy import update
 
-    from web.db import transaction
+    from web.db import changed, transaction
     from web.models import User
 
     state = app.extensions["judge_platform"]
     with transaction(state.sessions) as db:
-        changed = db.execute(
-            update(User).where(User.username == username).values(is_admin=True)
-        ).rowcount
-    return bool(changed == 1)
+        granted = changed(db, update(User).where(User.username == username).values(is_admin=True))
+    return granted == 1
 
 
 def submit(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Executable, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -49,6 +49,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_sessions(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def changed(db: Session, statement: Executable) -> int:
+    """Run an UPDATE or DELETE and return how many rows it changed."""
+    result: CursorResult[Any] = db.execute(statement)  # type: ignore[assignment]
+    return int(result.rowcount)
 
 
 @contextmanager

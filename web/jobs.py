@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from web import judging, standings
-from web.db import transaction, utcnow
+from web.db import changed, transaction, utcnow
 from web.models import Submission
 
 log = logging.getLogger(__name__)
@@ -51,12 +51,13 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
 
 def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
     with transaction(ctx.sessions) as db:
-        changed = db.execute(
+        claimed = changed(
+            db,
             update(Submission)
             .where(Submission.id == submission_id, Submission.status == "queued")
-            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
-        ).rowcount
-        if changed != 1:
+            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1),
+        )
+        if claimed != 1:
             return None
         row = db.execute(
             select(Submission.problem_slug, Submission.code, Submission.attempts).where(
@@ -84,7 +85,7 @@ def internal_error(message: str) -> judging.Outcome:
 
 def _store(ctx: JobContext, submission_id: int, outcome: judging.Outcome) -> None:
     with transaction(ctx.sessions) as db:
-        changed = _set_status(
+        stored = _set_status(
             db,
             submission_id,
             "running",
@@ -101,7 +102,7 @@ def _store(ctx: JobContext, submission_id: int, outcome: judging.Outcome) -> Non
             hardware=outcome.hardware,
             judged_at=utcnow(),
         )
-        if changed != 1:
+        if stored != 1:
             return  # a rejudge reset the row meanwhile; its new run stores the verdict
         user_id, slug = db.execute(
             select(Submission.user_id, Submission.problem_slug).where(
@@ -112,11 +113,12 @@ def _store(ctx: JobContext, submission_id: int, outcome: judging.Outcome) -> Non
 
 
 def _set_status(db: Session, submission_id: int, current: str, **values: Any) -> int:
-    return db.execute(
+    return changed(
+        db,
         update(Submission)
         .where(Submission.id == submission_id, Submission.status == current)
-        .values(**values)
-    ).rowcount
+        .values(**values),
+    )
 
 
 def recover(sessions: sessionmaker[Session]) -> list[int]:

@@ -160,8 +160,8 @@ def outcome_from_report(max_points: int, report: dict[str, Any]) -> Outcome:
     verdict = str(report.get("verdict", "IE"))
     if verdict not in FINAL_VERDICTS:
         verdict = "IE"
-    speed = report.get("speed") if isinstance(report.get("speed"), dict) else {}
-    env = report.get("environment") if isinstance(report.get("environment"), dict) else {}
+    speed = _table(report.get("speed"))
+    env = _table(report.get("environment"))
     return Outcome(
         verdict=verdict,
         version=str(report.get("version", "")),
@@ -183,6 +183,10 @@ def _points(max_points: int, verdict: str, score: Any) -> int:
     if verdict != "AC" or value is None:
         return 0
     return max(0, min(max_points, int(value)))
+
+
+def _table(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _number(value: Any) -> float | None:

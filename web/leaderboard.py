@@ -75,7 +75,7 @@ def progress(db: Session, user_id: int) -> dict[str, str]:
 # The statements, apart so that a test can check each one's plan walks an index.
 
 
-def overall_query(limit: int, offset: int) -> Select[Any]:
+def overall_query(limit: int, offset: int) -> Select[*tuple[Any, ...]]:
     # Columns, not ORM objects: a board is read-only and object loading cost more than SQL.
     return (
         select(
@@ -98,7 +98,7 @@ def overall_query(limit: int, offset: int) -> Select[Any]:
     )
 
 
-def problem_query(slug: str, limit: int) -> Select[Any]:
+def problem_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
     return (
         select(
             User.username,
@@ -120,7 +120,7 @@ def problem_query(slug: str, limit: int) -> Select[Any]:
     )
 
 
-def speed_query(slug: str, limit: int) -> Select[Any]:
+def speed_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
     return (
         select(
             User.username,

@@ -12,7 +12,7 @@ from markdown_it.token import Token
 
 
 def render_markdown(text: str) -> str:
-    return _parser().render(text)
+    return str(_parser().render(text))
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from web.db import changed
 from web.models import ProblemResult, Standing, Submission, User
 
 # Verdicts that are the submitter's fault and count as a wrong try before solving.
@@ -51,7 +52,7 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
         )
         .order_by(Submission.id)
     ).all()
-    attempts = [Attempt(*row) for row in rows]
+    attempts = [Attempt(r.id, r.verdict or "", r.points, r.created_at, r.metric) for r in rows]
     key = (RESULTS.c.user_id == user_id) & (RESULTS.c.problem_slug == slug)
     if not attempts:
         db.execute(delete(RESULTS).where(key))
@@ -107,5 +108,5 @@ def _store_standing(db: Session, user_id: int) -> None:
 def _upsert(db: Session, table: Table, key: Any, values: dict[str, Any], **ids: Any) -> None:
     # UPDATE, then INSERT if nothing matched: portable across SQLite and PostgreSQL, and
     # safe here because the caller holds the user's row lock (one writer per user).
-    if db.execute(update(table).where(key).values(**values)).rowcount == 0:
+    if changed(db, update(table).where(key).values(**values)) == 0:
         db.execute(insert(table).values(**ids, **values))

@@ -62,7 +62,7 @@ def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
     return [(s, name) for s, name in db.execute(search_query(query)).all()]
 
 
-def search_query(query: SubmissionQuery) -> Select[Any]:
+def search_query(query: SubmissionQuery) -> Select[*tuple[Any, ...]]:
     # Lists show summaries: leave the code and the report (kilobytes each) in the table.
     stmt = (
         select(Submission, User.username)

@@ -52,7 +52,7 @@ def authenticate(username: Any, password: Any) -> User:
     state.limiter.hit(
         f"login:user:{username.lower()}", state.config.login_per_user, "log-in attempts"
     )
-    user = g.db.scalars(select(User).where(User.username == username)).first()
+    user: User | None = g.db.scalars(select(User).where(User.username == username)).first()
     if not verify_password(user, password, state.config.password_method) or user is None:
         raise ApiError(401, "bad_credentials", "wrong username or password")
     return user
