@@ -29,6 +29,8 @@ class SubmissionQuery:
     username: str | None
     before: int | None
     limit: int
+    # Problems whose submissions are left out (hidden problems, for everyone but admins).
+    exclude: tuple[str, ...] = ()
 
 
 def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: str, ip: str) -> int:
@@ -44,6 +46,13 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     db.commit()  # stored before it is queued: a crash now leaves a 'queued' row to recover
     state.queue.enqueue(submission.id)
     return submission.id
+
+
+def hidden_for(state: PlatformState, db: Session, viewer: Viewer | None) -> tuple[str, ...]:
+    """The problems whose submissions this viewer's lists leave out."""
+    if viewer is not None and viewer.is_admin:
+        return ()
+    return tuple(sorted(state.catalog.hidden(db)))
 
 
 def find(db: Session, submission_id: int) -> tuple[Submission, str]:
@@ -75,6 +84,8 @@ def search_query(query: SubmissionQuery) -> Select[*tuple[Any, ...]]:
         stmt = stmt.where(User.username == query.username)
     if query.before is not None:
         stmt = stmt.where(Submission.id < query.before)
+    if query.exclude:
+        stmt = stmt.where(Submission.problem_slug.not_in(query.exclude))
     return stmt.order_by(Submission.id.desc()).limit(query.limit)
 
 

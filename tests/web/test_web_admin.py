@@ -58,9 +58,11 @@ def test_rejudge_of_one_version_leaves_the_others(app: Flask, client: FlaskClien
     assert error_of(bad)["code"] == "invalid_field"
 
 
-def test_hidden_problems_vanish_for_users_but_not_admins(client: FlaskClient) -> None:
+def test_hidden_problems_vanish_for_users_but_not_admins(app: Flask, client: FlaskClient) -> None:
     root = make_user(client, "root", admin=True)
     ada = make_user(client, "ada")
+    sid = submit(client, ada, WRONG)
+    wait_judged(app)
     hide = client.post(
         "/api/admin/problems/add-two/hidden", json={"hidden": True}, headers=root.auth
     )
@@ -74,6 +76,10 @@ def test_hidden_problems_vanish_for_users_but_not_admins(client: FlaskClient) ->
     )
     assert blocked.status_code == 404
     admin_view = client.get("/api/problems", headers=root.auth).json["problems"]
+    for headers in ({}, ada.auth):
+        assert client.get("/api/submissions", headers=headers).json["submissions"] == []
+    listed = client.get("/api/submissions", headers=root.auth).json["submissions"]
+    assert [s["id"] for s in listed] == [sid]
     assert (admin_view[0]["slug"], admin_view[0]["hidden"]) == ("add-two", True)
     bad = client.post(
         "/api/admin/problems/add-two/hidden", json={"hidden": "yes"}, headers=root.auth

@@ -38,6 +38,11 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("speed board", leaderboard.speed_query("p", 100), "ix_problem_results_speed"),
         ("by user", search_query(SubmissionQuery(None, "ada", None, 50)), "ix_submissions_user"),
         (
+            "newest, a hidden problem left out",
+            search_query(SubmissionQuery(None, None, None, 50, exclude=("h",))),
+            "submissions",
+        ),
+        (
             "by problem",
             search_query(SubmissionQuery("p", None, 900, 50)),
             "ix_submissions_problem",

@@ -52,6 +52,7 @@ def index() -> Any:
         username=request.args.get("user") or None,
         before=int_arg("before", 0, low=0, high=2**62) or None,
         limit=int_arg("limit", 50, low=1, high=200),
+        exclude=submissions.hidden_for(platform(), g.db, g.viewer),
     )
     rows = submissions.search(g.db, query)
     items = [submissions.summary(s, name) for s, name in rows]

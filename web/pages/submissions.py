@@ -8,6 +8,7 @@ from flask import Blueprint, g, render_template, request
 
 from web import submissions
 from web.inputs import int_arg
+from web.state import platform
 
 bp = Blueprint("submissions", __name__)
 
@@ -19,6 +20,7 @@ def index() -> str:
         username=request.args.get("user") or None,
         before=int_arg("before", 0, low=0, high=2**62) or None,
         limit=50,
+        exclude=submissions.hidden_for(platform(), g.db, g.viewer),
     )
     rows = submissions.search(g.db, query)
     return render_template(
