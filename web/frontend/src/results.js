@@ -1,0 +1,131 @@
+// Renders judge reports: the browser's Run report and the server's per-case results
+// share one case list, so a verdict looks the same wherever it was produced.
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export function verdictBadge(verdict) {
+  const code = String(verdict || "").toUpperCase();
+  return h(
+    "span",
+    { class: `verdict verdict-${code.toLowerCase() || "pending"}`, title: t(`verdict.${code}`) },
+    code || "…",
+  );
+}
+
+function showValue(value) {
+  if (typeof value === "string") return value;
+  return JSON.stringify(value, null, 2);
+}
+
+function lineLink(line, onLine) {
+  return h(
+    "button",
+    { type: "button", class: "line-link", onclick: () => onLine(line) },
+    t("line", { line }),
+  );
+}
+
+function comparison(result) {
+  if (!("got" in result) && !("expected" in result)) return null;
+  return h(
+    "div",
+    { class: "compare" },
+    h("div", {}, h("h4", {}, t("got")), h("pre", { class: "value got" }, showValue(result.got))),
+    h(
+      "div",
+      {},
+      h("h4", {}, t("expected")),
+      h("pre", { class: "value expected" }, showValue(result.expected)),
+    ),
+  );
+}
+
+function caseRow(result, onLine) {
+  const ok = result.verdict === "AC";
+  const details = [
+    comparison(result),
+    result.traceback
+      ? h("div", {}, h("h4", {}, t("traceback")), h("pre", { class: "traceback" }, result.traceback))
+      : null,
+  ].filter(Boolean);
+  const summary = h(
+    "summary",
+    {},
+    verdictBadge(result.verdict),
+    h("span", { class: "case-name" }, result.name),
+    result.message ? h("span", { class: "case-message" }, result.message) : null,
+    result.line && onLine ? lineLink(result.line, onLine) : null,
+    typeof result.time_ms === "number"
+      ? h("span", { class: "case-time" }, t("ms", { ms: result.time_ms.toFixed(1) }))
+      : null,
+  );
+  const row = h(
+    "details",
+    { class: `case ${ok ? "case-ok" : "case-bad"}`, "data-case": result.name },
+    summary,
+    details.length ? h("div", { class: "case-body" }, details) : null,
+  );
+  row.open = !ok && details.length > 0;
+  return row;
+}
+
+export function caseList(cases, onLine) {
+  return h(
+    "div",
+    { class: "cases" },
+    (cases || []).map((result) => caseRow(result, onLine)),
+  );
+}
+
+function outputBlock(label, text, kind) {
+  if (!text) return null;
+  return h("div", { class: `output output-${kind}` }, h("h4", {}, label), h("pre", {}, text));
+}
+
+// The whole Run report: headline, compile error, cases, captured output.
+export function reportView(report, ms, onLine) {
+  const headline = h(
+    "div",
+    { class: "report-head" },
+    verdictBadge(report.verdict),
+    h("strong", {}, t(`verdict.${report.verdict}`)),
+    h("span", { class: "muted" }, t("passed", { passed: report.passed, total: report.total })),
+    typeof ms === "number" ? h("span", { class: "muted" }, t("ms", { ms: Math.round(ms) })) : null,
+  );
+  const compile = report.compile_error
+    ? h(
+        "div",
+        { class: "compile-error" },
+        h(
+          "div",
+          {},
+          h("strong", {}, t("compileError", { line: report.compile_error.line ?? "?" })),
+          report.compile_error.line && onLine ? lineLink(report.compile_error.line, onLine) : null,
+        ),
+        h("pre", {}, report.compile_error.message),
+      )
+    : null;
+  return h(
+    "div",
+    { class: "report", "data-verdict": report.verdict },
+    headline,
+    compile,
+    caseList(report.cases, onLine),
+    outputBlock(t("stdout"), report.stdout, "stdout"),
+    outputBlock(t("stderr"), report.stderr, "stderr"),
+  );
+}
+
+// Editor lines the report blames: the compile error's and each failing case's.
+export function blamedLines(report) {
+  const lines = [];
+  if (report.compile_error && report.compile_error.line) lines.push(report.compile_error.line);
+  for (const result of report.cases || []) {
+    if (result.line && result.verdict !== "AC") lines.push(result.line);
+  }
+  return lines;
+}
+
+export function notice(text, kind = "info") {
+  return h("div", { class: `notice notice-${kind}`, role: "status" }, text);
+}

@@ -1,0 +1,203 @@
+// The problem page's workspace: statement, editor, Run (in the browser), Submit (to
+// the server), results and submission history. It mounts on an element the server
+// renders with data attributes naming the problem and the URLs to use.
+import { CodeEditor } from "./editor.js";
+import { clear, h } from "./dom.js";
+import { requestJSON } from "./http.js";
+import { lang, t } from "./i18n.js";
+import { blamedLines, notice, reportView } from "./results.js";
+import { Runner } from "./runner.js";
+import { renderMarkdown } from "./statement.js";
+import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
+
+const DEFAULT_TIME_LIMIT_S = 10;
+
+function readConfig(mount) {
+  const data = mount.dataset;
+  const dist = data.dist || "/static/dist/";
+  return {
+    slug: data.slug,
+    dist,
+    bundleURL: data.bundleUrl || `${dist}problems/${data.slug}.json`,
+    loggedIn: data.loggedIn === "true" || data.loggedIn === "1",
+    loginURL: data.loginUrl || "/login",
+    urls: {
+      submit: data.submitUrl || "/api/submissions",
+      submission: data.submissionUrl || "/api/submissions",
+      history: data.historyUrl || `/api/problems/${data.slug}/submissions`,
+    },
+  };
+}
+
+// The run's time limit: the problem's total limit, never below a floor that leaves
+// room for the browser's slower interpreter.
+function timeLimitMs(bundle) {
+  const limits = bundle.limits || {};
+  const seconds = Number(limits.total_time_s) || DEFAULT_TIME_LIMIT_S;
+  return Math.max(seconds, DEFAULT_TIME_LIMIT_S) * 1000;
+}
+
+function statementText(bundle) {
+  const statements = bundle.statements || bundle.statement || {};
+  if (typeof statements === "string") return statements;
+  return statements[lang] || statements.en || statements.zh || "";
+}
+
+function progressText(state) {
+  if (state.phase === "loading") {
+    if (state.stage === "start") return t("loadingStart");
+    if (state.stage === "judge") return t("loadingJudge");
+    const mb = (bytes) => (bytes / 1048576).toFixed(1);
+    const amount = state.total ? ` ${mb(state.loaded)} / ${mb(state.total)} MB` : "";
+    return `${t("loadingDownload")}${amount}`;
+  }
+  if (state.phase === "ready") return t("ready", { python: state.python || "" });
+  if (state.phase === "running") return t("running");
+  if (state.phase === "failed") return t("failedBoot", { message: state.message });
+  return "";
+}
+
+function progressFraction(state) {
+  if (state.phase !== "loading") return state.phase === "idle" ? 0 : 1;
+  if (state.stage === "start") return 0.85;
+  if (state.stage === "judge") return 0.95;
+  return state.total ? 0.8 * (state.loaded / state.total) : 0.02;
+}
+
+class Workspace {
+  constructor(mount, config, bundle, runner) {
+    this.config = config;
+    this.bundle = bundle;
+    this.bundleJSON = JSON.stringify(bundle);
+    this.build(mount);
+    this.editor = new CodeEditor({
+      parent: this.editorHost,
+      slug: config.slug,
+      starter: bundle.starter || "",
+      onRun: () => this.run(),
+      label: t("run"),
+    });
+    this.runner = runner;
+    this.showRuntime(runner.state);
+    if (config.loggedIn) loadHistory(this.historyPanel, config.urls.history);
+  }
+
+  button(key, kind, onclick, extra = {}) {
+    return h("button", { type: "button", class: `btn btn-${kind}`, "data-action": key, onclick, ...extra }, t(key));
+  }
+
+  build(mount) {
+    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runHint"), disabled: true });
+    this.stopButton = this.button("stop", "danger", () => this.runner.stop(), { hidden: true });
+    this.submitButton = this.config.loggedIn
+      ? this.button("submit", "accent", () => this.submit())
+      : h("a", { class: "btn btn-accent", href: this.config.loginURL }, t("loginToSubmit"));
+    const resetButton = this.button("reset", "ghost", () => this.reset());
+    this.statusText = h("span", { class: "runtime-text", "data-runtime": "" });
+    this.statusBar = h("span", { class: "runtime-bar" });
+    this.editorHost = h("div", { class: "editor" });
+    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(t("noRunYet")));
+    this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true });
+    this.tabs = ["results", "submissions"].map((name) =>
+      h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
+    );
+    const statement = h("article", { class: "statement markdown" });
+    statement.innerHTML = renderMarkdown(statementText(this.bundle));
+    clear(mount).append(
+      h(
+        "div",
+        { class: "workspace" },
+        h("section", { class: "pane statement-pane", "aria-label": t("statement") }, statement),
+        h(
+          "section",
+          { class: "pane code-pane" },
+          h("div", { class: "toolbar" }, this.runButton, this.stopButton, this.submitButton, h("span", { class: "spacer" }), h("span", { class: "hint" }, t("runHint")), resetButton),
+          this.editorHost,
+          h("div", { class: "runtime" }, h("span", { class: "runtime-track" }, this.statusBar), this.statusText),
+          h("div", { class: "tabs", role: "tablist" }, this.tabs),
+          this.resultsPanel,
+          this.historyPanel,
+          h("p", { class: "fineprint" }, t("publicOnly")),
+        ),
+      ),
+    );
+    this.showTab("results");
+  }
+
+  showTab(name) {
+    for (const tab of this.tabs) tab.classList.toggle("active", tab.dataset.tab === name);
+    this.resultsPanel.hidden = name !== "results";
+    this.historyPanel.hidden = name !== "submissions";
+  }
+
+  showRuntime(state) {
+    this.statusText.textContent = progressText(state);
+    this.statusBar.style.width = `${Math.round(progressFraction(state) * 100)}%`;
+    this.statusBar.parentElement.dataset.phase = state.phase;
+    const running = state.phase === "running";
+    this.runButton.disabled = state.phase !== "ready";
+    this.runButton.hidden = running;
+    this.stopButton.hidden = !running;
+  }
+
+  async run() {
+    if (!this.runner.ready || this.runner.job) return;
+    this.showTab("results");
+    this.editor.markErrors([]);
+    const limit = timeLimitMs(this.bundle);
+    const outcome = await this.runner.run(this.bundleJSON, this.editor.text, limit);
+    const panel = clear(this.resultsPanel);
+    if (outcome.status === "done") {
+      const onLine = (line) => this.editor.revealLine(line);
+      panel.append(reportView(outcome.report, outcome.ms, onLine));
+      this.editor.markErrors(blamedLines(outcome.report));
+    } else if (outcome.status === "stopped") {
+      panel.append(notice(t("stopped"), "warn"));
+    } else if (outcome.status === "timeout") {
+      panel.append(notice(t("timeout", { seconds: limit / 1000 }), "warn"));
+    } else {
+      panel.append(notice(t("runFailed", { message: outcome.message }), "error"));
+    }
+  }
+
+  reset() {
+    if (window.confirm(t("resetConfirm"))) this.editor.reset();
+  }
+
+  async submit() {
+    this.showTab("submissions");
+    this.submitButton.disabled = true;
+    const live = h("div", { class: "live" }, notice(t("submitting")));
+    this.historyPanel.prepend(live);
+    const show = (submission) => clear(live).append(submissionView(submission, { open: true }));
+    try {
+      await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
+    } catch (error) {
+      clear(live).append(notice(t("submitFailed", { message: error.message }), "error"));
+    } finally {
+      this.submitButton.disabled = false;
+    }
+  }
+}
+
+// Python starts loading before the problem bundle arrives: the worker does not need
+// it until the first Run.
+export async function mountWorkspace(mount) {
+  const config = readConfig(mount);
+  let workspace = null;
+  const runner = new Runner({
+    workerURL: `${config.dist}worker.js`,
+    indexURL: new URL(`${config.dist}pyodide/`, window.location.href).href,
+    judgeURL: new URL(`${config.dist}judge.zip`, window.location.href).href,
+    onState: (state) => workspace && workspace.showRuntime(state),
+  });
+  runner.start();
+  try {
+    const bundle = await requestJSON(config.bundleURL);
+    workspace = new Workspace(mount, config, bundle, runner);
+    return workspace;
+  } catch (error) {
+    clear(mount).append(notice(t("loadFailed", { message: error.message }), "error"));
+    return null;
+  }
+}
