@@ -2,8 +2,8 @@
 
 Run as `python -m web.build_bundles --out web/static/dist` (the front-end build does).
 Only public material leaves here: the judge package's own modules and each problem's
-`public_bundle`. As a last line of defence the build refuses to write anything that
-contains a problem's reference source or one of its known-wrong solutions.
+`public_bundle`. As a last line of defence the build refuses to write a bundle that
+contains a distinctive line of a problem's reference or of a known-wrong solution.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fixed timestamp keeps judge.zip byte-identical across builds of the same sources.
@@ -46,39 +47,83 @@ def write_judge_zip(judge_dir: Path, target: Path) -> int:
     return len(modules)
 
 
-def secret_texts(problem_dir: Path) -> list[tuple[str, str]]:
-    """(label, text) for every file of a problem that must never reach a browser."""
-    paths = [problem_dir / "reference.py", *sorted(problem_dir.glob("solutions/**/*.py"))]
-    texts = []
-    for path in paths:
+# Lines shorter than this ("return total", "import math") are too common to be evidence.
+MIN_SECRET_LINE = 16
+PUBLIC_FILES = ("starter.py", "cases.py", "problem.toml", "statement.zh.md", "statement.en.md")
+
+
+def secret_lines(problem_dir: Path) -> dict[str, str]:
+    """Distinctive lines of the reference and the known-wrong solutions -> their file.
+
+    A line that also appears in a public file (the starter shares imports and the
+    signature with the reference) is public and not counted.
+    """
+    public: set[str] = set()
+    for name in PUBLIC_FILES:
+        path = problem_dir / name
         if path.is_file():
-            text = path.read_text(encoding="utf-8").strip()
-            if text:
-                texts.append((str(path.relative_to(problem_dir.parent)), text))
-    return texts
+            public.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    secrets: dict[str, str] = {}
+    for path in [problem_dir / "reference.py", *sorted(problem_dir.glob("solutions/**/*.py"))]:
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            text = line.strip()
+            if len(text) >= MIN_SECRET_LINE and text not in public:
+                secrets.setdefault(text, str(path.relative_to(problem_dir.parent)))
+    return secrets
 
 
-def check_no_leak(payload: str, secrets: list[tuple[str, str]], where: str) -> None:
-    for label, text in secrets:
-        if text in payload:
-            raise BundleLeakError(f"{where} would contain the text of {label}")
+def strings_in(value: object) -> list[str]:
+    """Every string (keys included) inside decoded JSON data."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *strings_in(v)]]
+    if isinstance(value, list):
+        return [s for item in value for s in strings_in(item)]
+    return []
+
+
+def check_no_leak(bundle: dict[str, object], secrets: dict[str, str], where: str) -> None:
+    text = "\n".join(strings_in(bundle))
+    for line, origin in secrets.items():
+        if line in text:
+            raise BundleLeakError(f"{where} would contain a line of {origin}: {line!r}")
+
+
+def page_bundle(problem: Any) -> dict[str, object]:
+    """What the problem page loads: the core's public bundle for browser-tier problems;
+    for the others (torch), which cannot run in Pyodide, the statement and starter only."""
+    from judge.bundle import public_bundle
+    from judge.spec import LANGS
+
+    if problem.tier == "browser":
+        bundle = public_bundle(problem)
+        bundle["runnable"] = True
+        return bundle
+    return {
+        "problem": problem.summary(),
+        "statements": {lang: problem.statement(lang) for lang in LANGS},
+        "starter": problem.starter_source(),
+        "cases": [],
+        "runnable": False,
+    }
 
 
 def write_problem_bundles(problems_dir: Path, target: Path) -> tuple[str, ...]:
     """Write one JSON file per problem plus index.json (slug -> version)."""
     # Imported here so that zipping the judge does not depend on the problem API.
-    from judge.bundle import public_bundle
     from judge.problemset import ProblemSet
 
     target.mkdir(parents=True, exist_ok=True)
     index: dict[str, str] = {}
     for problem in ProblemSet(problems_dir).all():
-        bundle = public_bundle(problem)
-        slug = str(bundle["slug"])
+        bundle = page_bundle(problem)
+        check_no_leak(bundle, secret_lines(problem.path), f"problems/{problem.slug}.json")
         payload = json.dumps(bundle, ensure_ascii=False, sort_keys=True)
-        check_no_leak(payload, secret_texts(problems_dir / slug), f"problems/{slug}.json")
-        (target / f"{slug}.json").write_text(payload, encoding="utf-8")
-        index[slug] = str(bundle.get("version", ""))
+        (target / f"{problem.slug}.json").write_text(payload, encoding="utf-8")
+        index[problem.slug] = str(problem.version)
     (target / "index.json").write_text(json.dumps(index, sort_keys=True), encoding="utf-8")
     return tuple(sorted(index))
 

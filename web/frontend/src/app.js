@@ -3,6 +3,7 @@
 import "katex/dist/katex.min.css";
 import "./styles.css";
 import { lang, setLanguage } from "./i18n.js";
+import { typesetMath } from "./statement.js";
 import { mountWorkspace } from "./workspace.js";
 
 function wireLanguageSwitch() {
@@ -17,6 +18,7 @@ function wireLanguageSwitch() {
 
 function start() {
   wireLanguageSwitch();
+  typesetMath(document.body);
   const mount = document.getElementById("workspace");
   if (mount) mountWorkspace(mount);
 }

@@ -40,7 +40,7 @@ function comparison(result) {
   );
 }
 
-function caseRow(result, onLine) {
+function caseRow(result, onLine, open) {
   const ok = result.verdict === "AC";
   const details = [
     comparison(result),
@@ -53,7 +53,9 @@ function caseRow(result, onLine) {
     {},
     verdictBadge(result.verdict),
     h("span", { class: "case-name" }, result.name),
-    result.message ? h("span", { class: "case-message" }, result.message) : null,
+    result.message
+      ? h("span", { class: "case-message" }, result.message.replace(/:\s*$/, ""))
+      : null,
     result.line && onLine ? lineLink(result.line, onLine) : null,
     typeof result.time_ms === "number"
       ? h("span", { class: "case-time" }, t("ms", { ms: result.time_ms.toFixed(1) }))
@@ -65,15 +67,18 @@ function caseRow(result, onLine) {
     summary,
     details.length ? h("div", { class: "case-body" }, details) : null,
   );
-  row.open = !ok && details.length > 0;
+  row.open = open && details.length > 0;
   return row;
 }
 
+// Only the first failing case starts open: forty identical tracebacks help nobody.
 export function caseList(cases, onLine) {
+  const list = cases || [];
+  const first = list.findIndex((result) => result.verdict && result.verdict !== "AC");
   return h(
     "div",
     { class: "cases" },
-    (cases || []).map((result) => caseRow(result, onLine)),
+    list.map((result, i) => caseRow(result, onLine, i === first)),
   );
 }
 

@@ -78,3 +78,15 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 export function renderMarkdown(source) {
   return markdown.render(source);
 }
+
+// Typesets math the server left verbatim in its own statement HTML:
+// <span class="math inline">$x$</span> and <span class="math display">$$x$$</span>.
+export function typesetMath(root) {
+  for (const span of root.querySelectorAll("span.math")) {
+    if (span.dataset.typeset) continue;
+    const display = span.classList.contains("display");
+    const tex = span.textContent.replace(display ? /^\$\$|\$\$$/g : /^\$|\$$/g, "");
+    span.innerHTML = typeset(tex, display);
+    span.dataset.typeset = "1";
+  }
+}

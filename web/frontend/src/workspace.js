@@ -7,7 +7,7 @@ import { requestJSON } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
 import { Runner } from "./runner.js";
-import { renderMarkdown } from "./statement.js";
+import { renderMarkdown, typesetMath } from "./statement.js";
 import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
 
 const DEFAULT_TIME_LIMIT_S = 10;
@@ -32,7 +32,7 @@ function readConfig(mount) {
 // The run's time limit: the problem's total limit, never below a floor that leaves
 // room for the browser's slower interpreter.
 function timeLimitMs(bundle) {
-  const limits = bundle.limits || {};
+  const limits = (bundle.problem && bundle.problem.limits) || {};
   const seconds = Number(limits.total_time_s) || DEFAULT_TIME_LIMIT_S;
   return Math.max(seconds, DEFAULT_TIME_LIMIT_S) * 1000;
 }
@@ -101,8 +101,7 @@ class Workspace {
     this.tabs = ["results", "submissions"].map((name) =>
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
     );
-    const statement = h("article", { class: "statement markdown" });
-    statement.innerHTML = renderMarkdown(statementText(this.bundle));
+    const statement = this.statement();
     clear(mount).append(
       h(
         "div",
@@ -122,6 +121,20 @@ class Workspace {
       ),
     );
     this.showTab("results");
+  }
+
+  // The server's rendered statement (#statement) when the page has one, else the
+  // bundle's Markdown rendered here; either way math is typeset by KaTeX.
+  statement() {
+    const served = document.getElementById("statement");
+    if (served) {
+      served.classList.add("statement", "markdown");
+      typesetMath(served);
+      return served;
+    }
+    const article = h("article", { class: "statement markdown" });
+    article.innerHTML = renderMarkdown(statementText(this.bundle));
+    return article;
   }
 
   showTab(name) {
