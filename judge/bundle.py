@@ -1,0 +1,43 @@
+"""The public bundle of a problem: everything the browser may see, and nothing else.
+
+Never the reference, the wrong solutions or anything drawn from a secret seed. Expected
+observations are computed here, by CPython from the reference, for the public cases only.
+"""
+
+from __future__ import annotations
+
+from judge.cases import PUBLIC_SEED, build_cases
+from judge.judging import expected_observations
+from judge.spec import LANGS, ProblemSpec
+from judge.tensor import TensorData
+from judge.wire import encode
+
+BUNDLE_FORMAT = 1
+
+
+def public_bundle(problem: ProblemSpec) -> dict[str, object]:
+    """Plain JSON data for judge.browser.run_public; browser tier only."""
+    if problem.tier != "browser":
+        raise ValueError(
+            f"{problem.slug} is a {problem.tier}-tier problem; "
+            "only browser-tier problems run in the browser"
+        )
+    cases = build_cases(problem, PUBLIC_SEED)
+    expected = expected_observations(problem, cases)
+    tensors: list[TensorData] = []
+    return {
+        "format": BUNDLE_FORMAT,
+        "problem": problem.summary(),
+        "statements": {lang: problem.statement(lang) for lang in LANGS},
+        "starter": problem.starter_source(),
+        "driver": problem.cases_source(),
+        "cases": [
+            {
+                "name": c.name,
+                "args": c.args,
+                "check": c.check.to_dict(),
+                "expected": encode(expected[c.name], tensors),
+            }
+            for c in cases
+        ],
+    }

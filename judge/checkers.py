@@ -1,0 +1,261 @@
+"""Checkers compare a submission's observation with the reference's.
+
+Every checker is a plain function `(got, expected, spec) -> Mismatch | None`. They run
+on the trusted side only. A mismatch says *where* (a path such as `[17]['result']`,
+with the step's "op" label when the observation is a trace) and *how*; the report
+decides whether the got/expected values may be shown (public cases) or not (hidden).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from judge.tensor import FLOAT_DTYPES, TensorData
+
+CHECKER_KINDS = ("exact", "value", "float", "tensor")
+MAX_SHOWN = 300
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """Which checker and its tolerances.
+
+    Numbers pass iff |got - expected| <= max(rel_tol * |expected|, abs_tol); tensor
+    elements pass iff |got - expected| <= abs_tol + rel_tol * |expected| (torch.allclose)."""
+
+    kind: str = "value"
+    rel_tol: float = 1e-9
+    abs_tol: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    where: str  # path into the observation; "" for the whole value
+    reason: str  # safe to show for hidden cases: says how, never the expected value
+    got: str | None = None  # shown for public cases only
+    expected: str | None = None
+    step: str | None = None  # "step 17 (alloc seq=3 n=5)" for traces
+
+    def describe(self, reveal: bool) -> str:
+        """One line for people; values only when `reveal` (public cases)."""
+        head = self.step or (f"at {self.where}" if self.where else "")
+        text = f"{head}: {self.reason}" if head else self.reason
+        if reveal and self.got is not None:
+            text += f"; got {self.got}, expected {self.expected}"
+        return text
+
+
+def show(value: object) -> str:
+    """A bounded repr for messages."""
+    text = value.describe() if isinstance(value, TensorData) else repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+_KIND_NAMES = {
+    type(None): "None",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+    list: "list",
+    dict: "dict",
+}
+
+
+def _kind_name(value: object) -> str:
+    """ "an int", "a float", "a tensor": for messages."""
+    name = (
+        "tensor"
+        if isinstance(value, TensorData)
+        else _KIND_NAMES.get(type(value), type(value).__name__)
+    )
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
+def check(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
+    """Compare with the checker named by `spec.kind`."""
+    return _CHECKERS[spec.kind](got, expected, spec)
+
+
+def check_exact(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
+    """Identical structure, types and values; floats by their exact bits (-0.0 != 0.0)."""
+    return _walk(got, expected, spec, "", exact=True)
+
+
+def check_value(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
+    """Nested lists and dicts; ints, strs and bools exact; floats within tolerance."""
+    return _walk(got, expected, spec, "", exact=False)
+
+
+def check_float(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
+    """One number within tolerance; NaN and infinities never pass."""
+    return _compare_number(got, expected, spec, "")
+
+
+def check_tensor(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
+    """Same dtype and shape, finite where expected is finite, allclose within tolerance."""
+    if not isinstance(expected, TensorData):
+        raise TypeError("tensor checker needs a tensor as the expected observation")
+    return _compare_tensor(got, expected, spec, "")
+
+
+def _walk(
+    got: object, expected: object, spec: CheckSpec, where: str, exact: bool
+) -> Mismatch | None:
+    if isinstance(expected, TensorData):
+        return _compare_tensor(got, expected, spec, where)
+    if type(expected) is float and not exact:
+        return _compare_number(got, expected, spec, where)
+    if type(got) is not type(expected):
+        return Mismatch(
+            where,
+            f"expected {_kind_name(expected)}, got {_kind_name(got)}",
+            show(got),
+            show(expected),
+        )
+    if type(expected) is list:
+        return _walk_list(got, expected, spec, where, exact)  # type: ignore[arg-type]
+    if type(expected) is dict:
+        return _walk_dict(got, expected, spec, where, exact)  # type: ignore[arg-type]
+    if isinstance(got, float) and isinstance(expected, float):  # exact: same bits; NaN never equals
+        same = (
+            not math.isnan(got)
+            and got == expected
+            and math.copysign(1, got) == math.copysign(1, expected)
+        )
+        return None if same else Mismatch(where, "values differ", show(got), show(expected))
+    return None if got == expected else Mismatch(where, "values differ", show(got), show(expected))
+
+
+def _walk_list(
+    got: list[object], expected: list[object], spec: CheckSpec, where: str, exact: bool
+) -> Mismatch | None:
+    for i, (g, e) in enumerate(zip(got, expected, strict=False)):
+        found = _walk(g, e, spec, f"{where}[{i}]", exact)
+        if found is not None:
+            return found if found.step else _label_step(found, i, e)
+    if len(got) != len(expected):
+        return Mismatch(
+            where,
+            f"expected {len(expected)} items, got {len(got)}",
+            str(len(got)),
+            str(len(expected)),
+        )
+    return None
+
+
+def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
+    if type(expected_item) is dict and type(expected_item.get("op")) is str:
+        step = f"step {index} ({expected_item['op']})"
+        return Mismatch(found.where, found.reason, found.got, found.expected, step)
+    return found
+
+
+def _walk_dict(
+    got: dict[str, object], expected: dict[str, object], spec: CheckSpec, where: str, exact: bool
+) -> Mismatch | None:
+    missing = [k for k in expected if k not in got]
+    if missing:
+        return Mismatch(where, f"missing key {missing[0]!r}")
+    extra = [k for k in got if k not in expected]
+    if extra:
+        return Mismatch(where, f"unexpected key {extra[0]!r}")
+    for key, e in expected.items():
+        found = _walk(got[key], e, spec, f"{where}[{key!r}]", exact)
+        if found is not None:
+            return found
+    return None
+
+
+def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) -> Mismatch | None:
+    if type(got) not in (int, float):
+        return Mismatch(
+            where, f"expected a number, got {_kind_name(got)}", show(got), show(expected)
+        )
+    g, e = float(got), float(expected)  # type: ignore[arg-type]
+    if not math.isfinite(g):
+        return Mismatch(where, f"got a non-finite number ({g})", show(got), show(expected))
+    if not math.isfinite(e):
+        raise ValueError(f"reference produced a non-finite number at {where or 'top'}")
+    if abs(g - e) <= max(spec.rel_tol * abs(e), spec.abs_tol):
+        return None
+    return Mismatch(
+        where,
+        f"off by {abs(g - e):.6g} (tolerance rel {spec.rel_tol:g}, abs {spec.abs_tol:g})",
+        show(got),
+        show(expected),
+    )
+
+
+def _compare_tensor(
+    got: object, expected: TensorData, spec: CheckSpec, where: str
+) -> Mismatch | None:
+    if not isinstance(got, TensorData):
+        return Mismatch(
+            where, f"expected a tensor, got {_kind_name(got)}", show(got), show(expected)
+        )
+    if got.dtype != expected.dtype:
+        return Mismatch(
+            where,
+            f"dtype {got.dtype}, expected {expected.dtype}",
+            got.describe(),
+            expected.describe(),
+        )
+    if got.shape != expected.shape:
+        return Mismatch(
+            where,
+            f"shape {list(got.shape)}, expected {list(expected.shape)}",
+            got.describe(),
+            expected.describe(),
+        )
+    if expected.dtype not in FLOAT_DTYPES:
+        return _first_unequal(got, expected, where)
+    return _close_floats(got, expected, spec, where)
+
+
+def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatch | None:
+    if got.data == expected.data:
+        return None
+    for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
+        if g != e:
+            return Mismatch(
+                where, f"first difference at index {list(got.index(i))}", show(g), show(e)
+            )
+    return None
+
+
+def _close_floats(
+    got: TensorData, expected: TensorData, spec: CheckSpec, where: str
+) -> Mismatch | None:
+    first_bad, max_abs, max_rel = -1, 0.0, 0.0
+    for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
+        if not math.isfinite(g) and math.isfinite(e):
+            return Mismatch(where, f"non-finite value {g} at index {list(got.index(i))}")
+        err = abs(g - e) if math.isfinite(e) else (0.0 if g == e else math.inf)
+        max_abs = max(max_abs, err)
+        if e:
+            max_rel = max(max_rel, err / abs(e))
+        if first_bad < 0 and err > spec.abs_tol + spec.rel_tol * abs(e):
+            first_bad = i
+    if first_bad < 0:
+        return None
+    idx = list(got.index(first_bad))
+    reason = (
+        f"not close: max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, "
+        f"first bad index {idx} (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    )
+    g_vals, e_vals = got.values(), expected.values()
+    return Mismatch(where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]))
+
+
+_CHECKERS: dict[str, Callable[[object, object, CheckSpec], Mismatch | None]] = {
+    "exact": check_exact,
+    "value": check_value,
+    "float": check_float,
+    "tensor": check_tensor,
+}

@@ -1,0 +1,155 @@
+"""The untrusted side: load the submission, run one case per request, send observations.
+
+This runs in the child process next to submitted code, so nothing here is trusted: it
+never sees expected values, the reference or the seed, and it never decides a verdict.
+The parent validates whatever arrives and may be lied to only about what the
+submission computed, which is exactly what the checker judges.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import traceback
+import types
+
+from judge.protocol import FrameReader, encode_frame, read_frame, write_frame
+from judge.tensor import TensorData
+from judge.wire import ObservationTypeError, encode
+
+SUBMISSION_FILE = "submission.py"
+
+
+def serve(request_fd: int, result_fd: int) -> None:
+    """Answer the parent's frames until it closes the request channel, then exit."""
+    reader = FrameReader(max_payload=0)
+    load = read_frame(request_fd, reader)
+    if load is None or load.header.get("type") != "load":
+        os._exit(3)
+    driver, sub = _load(load.header, result_fd)
+    if sub is None:
+        _exit_quietly()
+        return
+    while (frame := read_frame(request_fd, reader)) is not None:
+        write_frame(result_fd, _run_case(driver, sub, frame.header))
+    _exit_quietly()
+
+
+def _load(
+    header: dict[str, object], result_fd: int
+) -> tuple[types.ModuleType, types.ModuleType | None]:
+    driver = types.ModuleType("cases")
+    exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
+    sys.modules["cases"] = driver
+    sub, error = load_submission(str(header["source"]), [str(n) for n in header["names"]])  # type: ignore[attr-defined]
+    write_frame(result_fd, encode_frame(error or {"type": "loaded"}))
+    return driver, sub
+
+
+def load_submission(
+    source: str, names: list[str]
+) -> tuple[types.ModuleType | None, dict[str, object] | None]:
+    """Compile and run the submission as module `submission`.
+
+    Returns (module, None), or (None, load_error) when it cannot be loaded."""
+    try:
+        code = compile(source, SUBMISSION_FILE, "exec")
+    except SyntaxError as exc:
+        return None, _load_error("syntax", exc.lineno, f"{type(exc).__name__}: {exc.msg}")
+    except ValueError as exc:  # e.g. source with NUL bytes
+        return None, _load_error("syntax", None, str(exc))
+    # Tracebacks quote the learner's lines from here, since there is no file on disk.
+    linecache.cache[SUBMISSION_FILE] = (len(source), None, source.splitlines(True), SUBMISSION_FILE)
+    module = types.ModuleType("submission")
+    module.__file__ = SUBMISSION_FILE
+    sys.modules["submission"] = module
+    try:
+        exec(code, module.__dict__)
+    except ImportError as exc:
+        return None, _load_error("import", _submission_line(exc), f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:
+        tb = _submission_traceback(exc)
+        return None, _load_error(
+            "exception", _submission_line(exc), f"{type(exc).__name__}: {exc}", tb
+        )
+    missing = [n for n in names if n not in module.__dict__]
+    if missing:
+        return None, _load_error(
+            "missing_name", None, f"the submission must define {', '.join(missing)}"
+        )
+    return module, None
+
+
+def _load_error(kind: str, line: int | None, message: str, tb: str = "") -> dict[str, object]:
+    return {
+        "type": "load_error",
+        "kind": kind,
+        "line": line,
+        "message": message[:2000],
+        "traceback": tb,
+    }
+
+
+def _run_case(driver: types.ModuleType, sub: types.ModuleType, header: dict[str, object]) -> bytes:
+    name = header.get("name")
+    try:
+        value = driver.run(sub, header.get("args"))
+    except BaseException as exc:
+        return encode_frame(_error(name, exc))
+    tensors: list[TensorData] = []
+    try:
+        data = encode(value, tensors)
+    except ObservationTypeError as exc:
+        return encode_frame({"type": "bad_observation", "name": name, "message": str(exc)})
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+        return encode_frame(
+            {"type": "bad_observation", "name": name, "message": f"{type(exc).__name__}: {exc}"}
+        )
+    return encode_frame({"type": "result", "name": name, "observation": data}, tensors)
+
+
+def _error(name: object, exc: BaseException) -> dict[str, object]:
+    try:
+        message = f"{type(exc).__name__}: {exc}"
+    except BaseException:
+        message = type(exc).__name__
+    return {
+        "type": "error",
+        "name": name,
+        "exception": type(exc).__name__,
+        "message": message[:2000],
+        "line": _submission_line(exc),
+        "traceback": _submission_traceback(exc),
+    }
+
+
+def _submission_frames(exc: BaseException) -> list[traceback.FrameSummary]:
+    try:
+        return [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SUBMISSION_FILE]
+    except BaseException:
+        return []
+
+
+def _submission_line(exc: BaseException) -> int | None:
+    frames = _submission_frames(exc)
+    return frames[-1].lineno if frames else None
+
+
+def _submission_traceback(exc: BaseException) -> str:
+    """The traceback restricted to the submission's own lines (what a learner can act on)."""
+    frames = _submission_frames(exc)
+    lines = [
+        f'  File "{SUBMISSION_FILE}", line {f.lineno}, in {f.name}\n    {f.line}' for f in frames
+    ]
+    return "\n".join(["Traceback (most recent call last):", *lines])[:4000] if lines else ""
+
+
+def _exit_quietly() -> None:
+    # Flush what the submission printed, then leave without running its atexit hooks or finalizers.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(0)

@@ -1,0 +1,250 @@
+"""The `judge` command: list, show, init, run and check problems locally.
+
+Exit codes: 0 accepted / all good, 1 a verdict other than AC or a failed check,
+2 bad usage, bad input or an invalid problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from judge.errors import JudgeError, UsageError
+from judge.launch import Launcher
+from judge.problemset import ProblemSet
+from judge.source import validate_source
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 2 through UsageError."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="judge", description="Judge the LLM-inference handbook's exercises locally."
+    )
+    parser.add_argument(
+        "--problems",
+        type=Path,
+        default=None,
+        help="problems folder (default: $JUDGE_PROBLEMS or ./problems)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("list", help="list the problems")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = sub.add_parser("show", help="print a problem's statement")
+    p.add_argument("slug")
+    p.add_argument(
+        "--lang",
+        choices=("zh", "en"),
+        default=None,
+        help="statement language (default: from $LANG)",
+    )
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("init", help="write a problem's starter file")
+    p.add_argument("slug")
+    p.add_argument("dir", nargs="?", type=Path, default=Path("."))
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p = sub.add_parser("run", help="judge a solution file on a problem")
+    p.add_argument("slug")
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="judge inside the server's sandbox (needs the runner)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, help="generated-case seed (default: the public seed)"
+    )
+    p = sub.add_parser("check", help="self-test problems (for authors)")
+    p.add_argument("slugs", nargs="*")
+    p.add_argument("--json", action="store_true")
+    for name, help_text in (
+        ("serve", "start the web platform"),
+        ("submit", "submit to a server"),
+        ("runner", "runner tools (doctor)"),
+    ):
+        p = sub.add_parser(name, help=help_text, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except JudgeError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("judge: interrupted", file=sys.stderr)
+        return 130
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    problems = ProblemSet(args.problems).all()
+    if args.json:
+        _print_json([p.summary() for p in problems])
+        return EXIT_OK
+    lang = _default_lang()
+    rows = [(p.slug, p.tier, str(p.points), p.title[lang]) for p in problems]
+    _print_table(("problem", "tier", "points", "title"), rows)
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    problem = ProblemSet(args.problems).get(args.slug)
+    lang = args.lang or _default_lang()
+    if args.json:
+        _print_json(
+            problem.summary()
+            | {"statement": problem.statement(lang), "starter": problem.starter_source()}
+        )
+        return EXIT_OK
+    limits = problem.limits
+    print(f"{problem.title[lang]}  [{problem.slug}]")
+    print(
+        f"tier {problem.tier} · {problem.points} points · "
+        f"{limits.time_per_case_s:g} s per case · {limits.memory_mb} MiB · "
+        f"tags: {', '.join(problem.tags)}"
+    )
+    print(f"define: {', '.join(problem.names)}\n")
+    print(problem.statement(lang))
+    return EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    problem = ProblemSet(args.problems).get(args.slug)
+    if not args.dir.is_dir():
+        raise UsageError(f"{args.dir} is not a folder")
+    target = args.dir / f"{problem.slug.replace('-', '_')}.py"
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; use --force to overwrite it")
+    target.write_text(problem.starter_source(), encoding="utf-8")
+    print(f"wrote {target}; judge it with: judge run {problem.slug} {target}")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from judge.judging import judge_source
+    from judge.render import print_report
+
+    problem = ProblemSet(args.problems).get(args.slug)
+    source = read_source(args.file)
+    launcher = _sandbox_launcher() if args.sandbox else None
+    if launcher is None and not args.json:
+        print(
+            "note: running without a sandbox (fine for your own code; the server sandboxes)",
+            file=sys.stderr,
+        )
+    progress = None if args.json or not sys.stderr.isatty() else _progress
+    report = judge_source(problem, source, seed=args.seed, launcher=launcher, progress=progress)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print_report(report, problem)
+    return EXIT_OK if report.verdict.value == "AC" else EXIT_FAIL
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from judge.selfcheck import check_problem, print_checks
+
+    problems = ProblemSet(args.problems)
+    specs = [problems.get(s) for s in args.slugs] if args.slugs else problems.all()
+    results = [check_problem(p) for p in specs]
+    if args.json:
+        _print_json([r.to_dict() for r in results])
+    else:
+        print_checks(results)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
+
+
+def cmd_delegate(args: argparse.Namespace) -> int:
+    """serve / submit / runner live in the web and runner packages, with their own options."""
+    targets = {
+        "serve": ("web.cli", "serve"),
+        "submit": ("web.cli", "submit"),
+        "runner": ("runner.cli", "main"),
+    }
+    module_name, func = targets[args.command]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(
+            f"`judge {args.command}` needs the {module_name.split('.')[0]} package "
+            f"and its extras ({exc})"
+        ) from None
+    result: int = getattr(module, func)(args.rest)
+    return result
+
+
+def read_source(path: Path) -> str:
+    """Read a solution file, or raise one clear line about why not."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return validate_source(raw)
+    except JudgeError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+def _sandbox_launcher() -> Launcher:
+    try:
+        runner_api = importlib.import_module("runner.api")
+    except ImportError as exc:
+        raise UsageError(f"--sandbox needs the runner package ({exc})") from None
+    launcher: Launcher = runner_api.sandbox_launcher()
+    return launcher
+
+
+def _progress(done: int, total: int) -> None:
+    end = "\n" if done == total else ""
+    print(f"\r  case {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+
+def _default_lang() -> str:
+    lang = os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    return "zh" if lang.lower().startswith("zh") else "en"
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    from judge.render import table
+
+    print(table(header, rows))
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "list": cmd_list,
+    "show": cmd_show,
+    "init": cmd_init,
+    "run": cmd_run,
+    "check": cmd_check,
+    "serve": cmd_delegate,
+    "submit": cmd_delegate,
+    "runner": cmd_delegate,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

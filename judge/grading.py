@@ -1,0 +1,81 @@
+"""Turn what happened on a case (an Outcome) into a CaseResult with a verdict."""
+
+from __future__ import annotations
+
+from judge.cases import Case
+from judge.checkers import check
+from judge.outcome import ExitInfo, Outcome
+from judge.report import CaseResult
+from judge.verdict import Verdict
+
+
+def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
+    """The verdict for one case; got/expected are only ever attached to public cases."""
+    if outcome.kind == "result":
+        mismatch = check(outcome.observation, expected, case.check)
+        if mismatch is None:
+            return _result(case, outcome, Verdict.AC)
+        reveal = case.public
+        return CaseResult(
+            name=case.name,
+            public=case.public,
+            verdict=Verdict.WA,
+            time_ms=outcome.time_ms,
+            message=mismatch.describe(reveal=False),
+            got=mismatch.got if reveal else None,
+            expected=mismatch.expected if reveal else None,
+        )
+    if outcome.kind == "skipped":
+        return _result(case, outcome, None, "not run")
+    verdict, message = describe_failure(outcome)
+    return _result(case, outcome, verdict, message)
+
+
+def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str = "") -> CaseResult:
+    return CaseResult(
+        name=case.name,
+        public=case.public,
+        verdict=verdict,
+        time_ms=outcome.time_ms,
+        message=message,
+        line=outcome.line,
+        traceback=outcome.traceback,
+    )
+
+
+def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:
+    """Verdict and message for an outcome that produced no observation."""
+    if outcome.kind == "error":
+        if outcome.exception == "MemoryError":
+            return Verdict.MLE, "ran out of memory (MemoryError)"
+        return Verdict.RE, outcome.message or outcome.exception
+    if outcome.kind == "bad_observation":
+        return Verdict.WA, f"returned a value the judge cannot compare: {outcome.message}"
+    if outcome.kind == "timeout":
+        return Verdict.TLE, "time limit exceeded"
+    if outcome.kind == "output_limit":
+        return Verdict.OLE, outcome.message
+    if outcome.kind == "protocol":
+        return Verdict.RE, outcome.message
+    if outcome.kind == "crash":
+        return crash_verdict(outcome.exit)
+    raise ValueError(f"unknown outcome kind {outcome.kind!r}")
+
+
+def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, str]:
+    """The process ended before it answered."""
+    if info is None:
+        return Verdict.RE, "the process ended before answering"
+    if info.oom_killed:
+        return Verdict.MLE, "killed for exceeding the memory limit"
+    if info.cpu_limit:
+        return Verdict.TLE, "CPU time limit exceeded"
+    if info.signal is not None:
+        import signal
+
+        try:
+            name = signal.Signals(info.signal).name
+        except ValueError:
+            name = f"signal {info.signal}"
+        return Verdict.RE, f"the process was killed by {name}"
+    return Verdict.RE, f"the process exited with code {info.returncode} before answering"

@@ -1,0 +1,157 @@
+"""From a submission to its report, top to bottom.
+
+cases    = build_cases(problem, seed)                  # trusted: public + generated
+expected = expected_observations(problem, cases)       # trusted: the reference, in this process
+outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
+report   = grade each case against expected            # trusted: checkers decide
+"""
+
+from __future__ import annotations
+
+import tempfile
+import traceback
+from pathlib import Path
+
+from judge import environment
+from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
+from judge.grading import crash_verdict, describe_failure, grade
+from judge.launch import Launcher, LocalLauncher
+from judge.limits import Limits
+from judge.report import CaseResult, Report
+from judge.session import Progress, Session, SessionResult
+from judge.source import validate_source
+from judge.spec import ProblemSpec
+from judge.tensor import TensorData
+from judge.verdict import Verdict, overall
+from judge.wire import decode, encode
+
+
+def judge_source(
+    problem: ProblemSpec,
+    source: str,
+    *,
+    seed: int | None = None,
+    launcher: Launcher | None = None,
+    limits: Limits | None = None,
+    expected: dict[str, object] | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
+    the judge itself becomes an IE report, never a WA."""
+    source = validate_source(source)
+    try:
+        cases = build_cases(problem, seed)
+        expected = expected if expected is not None else expected_observations(problem, cases)
+        limits = limits or problem.limits
+        result = _run_child(problem, source, cases, launcher, limits, progress)
+    except Exception:
+        return internal_error(problem, seed, traceback.format_exc())
+    name = launcher.name if launcher else LocalLauncher.name
+    return build_report(
+        problem, cases, expected, result, seed, environment.describe(problem.tier, name)
+    )
+
+
+def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
+    """Run every case on reference.py in this (trusted) process; canonical wire form."""
+    driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
+    reference = load_module(
+        problem.reference_source(), "reference", str(problem.path / "reference.py")
+    )
+    return {case.name: canonical(driver.run(reference, case.args)) for case in cases}
+
+
+def canonical(value: object) -> object:
+    """The observation as the parent would receive it (tuples become lists, tensors TensorData)."""
+    tensors: list[TensorData] = []
+    return decode(encode(value, tensors), tensors)
+
+
+def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:
+    return {
+        "type": "load",
+        "source": source,
+        "driver": problem.cases_source(),
+        "names": list(problem.names),
+    }
+
+
+def _run_child(
+    problem: ProblemSpec,
+    source: str,
+    cases: list[Case],
+    launcher: Launcher | None,
+    limits: Limits,
+    progress: Progress | None,
+) -> SessionResult:
+    with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
+        launcher = launcher or LocalLauncher(Path(workdir))
+        handle = launcher.launch(problem, limits)
+        try:
+            return Session(handle, limits, problem.tier).run(
+                load_message(problem, source), cases, progress
+            )
+        finally:
+            handle.cleanup()
+
+
+def build_report(
+    problem: ProblemSpec,
+    cases: list[Case],
+    expected: dict[str, object],
+    result: SessionResult,
+    seed: int | None,
+    env: dict[str, str],
+) -> Report:
+    results = tuple(
+        grade(c, o, expected[c.name]) for c, o in zip(cases, result.outcomes, strict=True)
+    )
+    verdict, compile_error = _overall(results, result)
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=verdict,
+        score=problem.points if verdict is Verdict.AC else 0,
+        cases=results,
+        time_ms=result.time_ms,
+        compile_error=compile_error,
+        stdout=result.stdout.decode("utf-8", "replace"),
+        stderr=result.stderr.decode("utf-8", "replace"),
+        seed=_seed_kind(seed),
+        environment=env,
+    )
+
+
+def _overall(
+    results: tuple[CaseResult, ...], result: SessionResult
+) -> tuple[Verdict, dict[str, object] | None]:
+    if result.load_error is not None:
+        error = dict(result.load_error)
+        error.pop("type", None)
+        return (Verdict.RE if error.get("kind") == "exception" else Verdict.CE), error
+    if result.startup_failure is not None:
+        verdict, message = describe_failure(result.startup_failure)
+        return verdict, {"kind": "startup", "line": None, "message": message}
+    verdicts = [r.verdict for r in results if r.verdict is not None]
+    if result.output_exceeded:
+        verdicts.append(Verdict.OLE)
+    return overall(verdicts), None
+
+
+def internal_error(problem: ProblemSpec, seed: int | None, detail: str) -> Report:
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=Verdict.IE,
+        score=0,
+        cases=(),
+        seed=_seed_kind(seed),
+        internal_error=detail[-8000:],
+    )
+
+
+def _seed_kind(seed: int | None) -> str:
+    return "public" if seed is None or seed == PUBLIC_SEED else "secret"
+
+
+__all__ = ["crash_verdict", "expected_observations", "judge_source"]

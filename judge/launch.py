@@ -1,0 +1,135 @@
+"""How a child process for one run is started: the Launcher interface and the local launcher.
+
+The server's runner provides a sandboxed launcher with the same interface; the core
+only needs four file descriptors and a way to kill and reap everything the job started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Protocol
+
+from judge.limits import Limits
+from judge.outcome import ExitInfo
+from judge.spec import ProblemSpec
+
+ROOT = Path(__file__).resolve().parent.parent  # the folder holding the judge package
+
+
+class ChildHandle(Protocol):
+    request_fd: int  # the parent writes request frames here
+    result_fd: int  # the parent reads result frames here
+    stdout_fd: int
+    stderr_fd: int
+
+    def kill(self) -> None:
+        """SIGKILL every process of the job; idempotent."""
+
+    def wait(self, timeout: float) -> ExitInfo:
+        """Reap the child (after it exited or was killed)."""
+
+    def cleanup(self) -> None:
+        """Remove whatever the job left (files, cgroups); idempotent."""
+
+
+class Launcher(Protocol):
+    name: str  # shown in reports: "local" or "sandbox"
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> ChildHandle: ...
+
+
+def child_command(request_fd: int, result_fd: int, limits: Limits, tier: str) -> list[str]:
+    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
+    flags = ["-I", "-S"] if tier == "browser" else ["-I"]
+    config = json.dumps(
+        {
+            "limits": limits.to_dict()
+            | {"max_file_bytes": limits.max_file_bytes, "max_open_files": limits.max_open_files},
+            "tier": tier,
+        }
+    )
+    boot = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+        f"from judge.child_main import main; main({request_fd}, {result_fd}, {config!r})"
+    )
+    return [sys.executable, *flags, "-c", boot]
+
+
+class LocalProcess:
+    """A plain child process in its own session; the learner's own machine, no sandbox."""
+
+    def __init__(self, problem: ProblemSpec, limits: Limits, workdir: Path) -> None:
+        req_r, self.request_fd = os.pipe()
+        self.result_fd, res_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                child_command(req_r, res_w, limits, problem.tier),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(req_r, res_w),
+                cwd=workdir,
+                env=_child_env(),
+                start_new_session=True,  # its own process group, so kill() reaches grandchildren
+            )
+        finally:
+            os.close(req_r)
+            os.close(res_w)
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self.stdout_fd = self._proc.stdout.fileno()
+        self.stderr_fd = self._proc.stderr.fileno()
+        self._workdir = workdir
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def wait(self, timeout: float) -> ExitInfo:
+        try:
+            code = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self._proc.wait()
+        if code < 0:
+            sig = -code
+            return ExitInfo(None, sig, cpu_limit=sig == signal.SIGXCPU)
+        return ExitInfo(code, None)
+
+    def cleanup(self) -> None:
+        self.kill()
+        for fd in (self.request_fd, self.result_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for stream in (self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _child_env() -> dict[str, str]:
+    # A small, explicit environment: nothing of the parent's secrets leaks into the child.
+    keep = ("PATH", "LANG", "LC_ALL", "HOME", "SYSTEMROOT", "OMP_NUM_THREADS")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
+class LocalLauncher:
+    """Runs each job as a plain child process with rlimits: for a learner's own machine."""
+
+    name = "local"
+
+    def __init__(self, workdir: Path) -> None:
+        self._workdir = workdir
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+        return LocalProcess(problem, limits, self._workdir)

@@ -1,0 +1,113 @@
+"""The result of judging one submission: per-case results and the overall verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.verdict import Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    name: str
+    public: bool
+    verdict: Verdict | None  # None: not run (an earlier case ended the process)
+    time_ms: float = 0.0
+    message: str = ""
+    got: str | None = None  # public cases only
+    expected: str | None = None  # public cases only
+    line: int | None = None  # the submission's line the error points at
+    traceback: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "name": self.name,
+            "public": self.public,
+            "verdict": self.verdict.value if self.verdict else None,
+            "time_ms": round(self.time_ms, 3),
+            "message": self.message,
+        }
+        if self.public and self.got is not None:
+            out["got"], out["expected"] = self.got, self.expected
+        if self.line is not None:
+            out["line"] = self.line
+        if self.traceback:
+            out["traceback"] = self.traceback
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> CaseResult:
+        verdict = data.get("verdict")
+        return cls(
+            name=str(data["name"]),
+            public=bool(data.get("public")),
+            verdict=Verdict(verdict) if verdict else None,
+            time_ms=float(data.get("time_ms", 0.0)),  # type: ignore[arg-type]
+            message=str(data.get("message", "")),
+            got=data.get("got"),  # type: ignore[arg-type]
+            expected=data.get("expected"),  # type: ignore[arg-type]
+            line=data.get("line"),  # type: ignore[arg-type]
+            traceback=str(data.get("traceback", "")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    problem: str
+    version: str
+    verdict: Verdict
+    score: int
+    cases: tuple[CaseResult, ...]
+    time_ms: float = 0.0
+    compile_error: dict[str, object] | None = None
+    stdout: str = ""
+    stderr: str = ""
+    seed: str = "public"  # "public" or "secret"; the secret itself is never recorded here
+    environment: dict[str, str] = field(default_factory=dict)
+    internal_error: str | None = None  # for administrators; learners see only "IE"
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c.verdict is Verdict.AC)
+
+    @property
+    def first_failure(self) -> CaseResult | None:
+        return next((c for c in self.cases if c.verdict not in (Verdict.AC, None)), None)
+
+    def to_dict(self, admin: bool = False) -> dict[str, object]:
+        out: dict[str, object] = {
+            "problem": self.problem,
+            "version": self.version,
+            "verdict": self.verdict.value,
+            "score": self.score,
+            "passed": self.passed,
+            "total": len(self.cases),
+            "cases": [c.to_dict() for c in self.cases],
+            "time_ms": round(self.time_ms, 3),
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "seed": self.seed,
+            "environment": dict(self.environment),
+        }
+        if self.compile_error is not None:
+            out["compile_error"] = dict(self.compile_error)
+        if admin and self.internal_error:
+            out["internal_error"] = self.internal_error
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Report:
+        return cls(
+            problem=str(data["problem"]),
+            version=str(data["version"]),
+            verdict=Verdict(data["verdict"]),
+            score=int(data.get("score", 0)),  # type: ignore[call-overload]
+            cases=tuple(CaseResult.from_dict(c) for c in data.get("cases", [])),  # type: ignore[attr-defined]
+            time_ms=float(data.get("time_ms", 0.0)),  # type: ignore[arg-type]
+            compile_error=data.get("compile_error"),  # type: ignore[arg-type]
+            stdout=str(data.get("stdout", "")),
+            stderr=str(data.get("stderr", "")),
+            seed=str(data.get("seed", "public")),
+            environment=dict(data.get("environment", {})),  # type: ignore[call-overload]
+            internal_error=data.get("internal_error"),  # type: ignore[arg-type]
+        )

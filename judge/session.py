@@ -1,0 +1,258 @@
+"""The parent's side of one run: send requests, time every case, drain output, enforce limits.
+
+Everything the child sends is untrusted. This module turns bytes on four file
+descriptors into `Outcome`s (what happened on each case); judging.py turns those into
+verdicts with the checkers.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from judge.cases import Case
+from judge.errors import ProtocolError
+from judge.launch import ChildHandle
+from judge.limits import Limits
+from judge.outcome import Outcome
+from judge.protocol import Frame, FrameReader, encode_frame
+from judge.wire import decode
+
+Progress = Callable[[int, int], None]  # (cases done, cases in all)
+STARTUP_ALLOWANCE_S = {
+    "browser": 5.0,
+    "torch": 30.0,
+}  # interpreter start and imports before the first case
+
+
+@dataclass(slots=True)
+class SessionResult:
+    load_error: dict[str, object] | None
+    outcomes: list[Outcome]
+    stdout: bytes
+    stderr: bytes
+    output_exceeded: bool
+    time_ms: float
+    startup_failure: Outcome | None = None
+
+
+@dataclass(slots=True)
+class _Streams:
+    cap: int
+    stdout: bytearray = field(default_factory=bytearray)
+    stderr: bytearray = field(default_factory=bytearray)
+    total: dict[int, int] = field(default_factory=dict)
+
+    def exceeded(self) -> bool:
+        return any(n > self.cap for n in self.total.values())
+
+
+class Session:
+    """Drive one child through a load message and a list of cases."""
+
+    def __init__(self, handle: ChildHandle, limits: Limits, tier: str) -> None:
+        self.handle = handle
+        self.limits = limits
+        self.allowance = STARTUP_ALLOWANCE_S.get(tier, 5.0)
+        self.reader = FrameReader()
+        self.frames: deque[Frame] = deque()
+        self.streams = _Streams(limits.output_bytes)
+        self.sel = selectors.DefaultSelector()
+        self.pending = b""
+        self.result_open = True
+        for fd in (handle.result_fd, handle.stdout_fd, handle.stderr_fd):
+            os.set_blocking(fd, False)
+            self.sel.register(fd, selectors.EVENT_READ)
+        os.set_blocking(handle.request_fd, False)
+
+    def run(
+        self, load: dict[str, object], cases: list[Case], progress: Progress | None = None
+    ) -> SessionResult:
+        start = time.monotonic()
+        got = self._exchange(encode_frame(load), start + self.allowance)
+        if isinstance(got, Outcome):  # the child died or stalled before it could load anything
+            return self._finish(start, None, [_SKIPPED] * len(cases), startup=got)
+        if got.header.get("type") == "load_error":
+            return self._finish(start, got.header, [_SKIPPED] * len(cases))
+        if got.header.get("type") != "loaded":
+            failure = Outcome("protocol", message="the child did not acknowledge the load")
+            return self._finish(start, None, [_SKIPPED] * len(cases), startup=failure)
+        budget_end = time.monotonic() + self.limits.total_time_s
+        outcomes: list[Outcome] = []
+        for case in cases:
+            fatal = outcomes and outcomes[-1].kind in _FATAL
+            outcomes.append(_SKIPPED if fatal else self._run_case(case, budget_end))
+            if progress is not None:
+                progress(len(outcomes), len(cases))
+        return self._finish(start, None, outcomes)
+
+    def _run_case(self, case: Case, budget_end: float) -> Outcome:
+        t0 = time.monotonic()
+        deadline = min(t0 + self.limits.time_per_case_s, budget_end)
+        got = self._exchange(encode_frame(case.to_request()), deadline)
+        elapsed = (time.monotonic() - t0) * 1000
+        if isinstance(got, Outcome):
+            return Outcome(got.kind, elapsed, message=got.message, exit=got.exit)
+        return _interpret(got, case.name, elapsed)
+
+    def _exchange(self, request: bytes, deadline: float) -> Frame | Outcome:
+        """Send one frame and wait for one frame back, or say why none came."""
+        self.pending = request
+        self.sel.register(self.handle.request_fd, selectors.EVENT_WRITE)
+        try:
+            return self._pump(deadline)
+        except ProtocolError as exc:
+            self.handle.kill()
+            return Outcome("protocol", message=f"the result channel was corrupted: {exc}")
+        except _OutputLimit:
+            self.handle.kill()
+            return Outcome(
+                "output_limit", message=f"printed more than {self.limits.output_bytes} bytes"
+            )
+        except TimeoutError:
+            self.handle.kill()
+            return Outcome("timeout", message="time limit exceeded")
+        except _ChildGone:
+            self.handle.kill()
+            return Outcome("crash", exit=self.handle.wait(5.0))
+        finally:
+            if self.pending or self._registered(self.handle.request_fd):
+                self.pending = b""
+                self._unregister(self.handle.request_fd)
+
+    def _pump(self, deadline: float) -> Frame:
+        while not self.frames:
+            if not self.result_open:
+                raise _ChildGone
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            for key, _ in self.sel.select(remaining):
+                self._on_ready(int(key.fd))
+            if self.streams.exceeded():
+                raise _OutputLimit
+        return self.frames.popleft()
+
+    def _on_ready(self, fd: int) -> None:
+        if fd == self.handle.request_fd:
+            self._write_pending()
+            return
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._unregister(fd)
+            if fd == self.handle.result_fd:
+                self.result_open = False
+        elif fd == self.handle.result_fd:
+            self.frames.extend(self.reader.feed(chunk))
+        else:
+            self._capture(fd, chunk)
+
+    def _write_pending(self) -> None:
+        try:
+            n = os.write(self.handle.request_fd, self.pending)
+        except BlockingIOError:
+            return
+        except BrokenPipeError:
+            n = len(self.pending)  # the child closed its end; the read side will notice
+        self.pending = self.pending[n:]
+        if not self.pending:
+            self._unregister(self.handle.request_fd)
+
+    def _registered(self, fd: int) -> bool:
+        return fd in self.sel.get_map()
+
+    def _unregister(self, fd: int) -> None:
+        if self._registered(fd):
+            self.sel.unregister(fd)
+
+    def _capture(self, fd: int, chunk: bytes) -> None:
+        buf = self.streams.stdout if fd == self.handle.stdout_fd else self.streams.stderr
+        self.streams.total[fd] = self.streams.total.get(fd, 0) + len(chunk)
+        room = self.streams.cap - len(buf)
+        if room > 0:
+            buf += chunk[:room]
+
+    def _finish(
+        self,
+        start: float,
+        load_error: dict[str, object] | None,
+        outcomes: list[Outcome],
+        startup: Outcome | None = None,
+    ) -> SessionResult:
+        try:
+            os.close(self.handle.request_fd)  # end of requests: a well-behaved child exits now
+        except OSError:
+            pass
+        self.handle.kill()
+        self.handle.wait(5.0)
+        self._drain_output()
+        self.sel.close()
+        return SessionResult(
+            load_error=load_error,
+            outcomes=outcomes,
+            stdout=bytes(self.streams.stdout),
+            stderr=bytes(self.streams.stderr),
+            output_exceeded=self.streams.exceeded(),
+            time_ms=(time.monotonic() - start) * 1000,
+            startup_failure=startup,
+        )
+
+    def _drain_output(self) -> None:
+        for fd in (self.handle.stdout_fd, self.handle.stderr_fd):
+            try:
+                while chunk := os.read(fd, 1 << 16):
+                    self._capture(fd, chunk)
+            except OSError:
+                pass
+
+
+_SKIPPED = Outcome("skipped")
+_FATAL = frozenset({"timeout", "crash", "protocol", "output_limit"})
+
+
+class _OutputLimit(Exception):
+    pass
+
+
+class _ChildGone(Exception):
+    pass
+
+
+def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
+    header = frame.header
+    if header.get("name") != name:
+        return Outcome("protocol", elapsed, message="the child answered a different case")
+    kind = header.get("type")
+    if kind == "result":
+        try:
+            value = decode(header.get("observation"), list(frame.tensors))
+        except (ValueError, RecursionError) as exc:
+            return Outcome("protocol", elapsed, message=f"malformed observation: {exc}")
+        return Outcome("result", elapsed, observation=value)
+    if kind == "error":
+        return Outcome(
+            "error",
+            elapsed,
+            message=_text(header.get("message")),
+            exception=_text(header.get("exception")),
+            line=_int(header.get("line")),
+            traceback=_text(header.get("traceback")),
+        )
+    if kind == "bad_observation":
+        return Outcome("bad_observation", elapsed, message=_text(header.get("message")))
+    return Outcome("protocol", elapsed, message=f"unknown message type {kind!r:.40}")
+
+
+def _text(value: object, limit: int = 4000) -> str:
+    return value[:limit] if type(value) is str else ""
+
+
+def _int(value: object) -> int | None:
+    return value if type(value) is int else None

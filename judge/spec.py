@@ -1,0 +1,271 @@
+"""A problem folder, loaded and validated: problems/<slug>/problem.toml and its files."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge.checkers import CHECKER_KINDS, CheckSpec
+from judge.errors import SpecError
+from judge.limits import Limits
+from judge.verdict import Verdict
+
+TIERS = ("browser", "torch")
+LANGS = ("zh", "en")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REQUIRED_FILES = (
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "starter.py",
+    "reference.py",
+    "cases.py",
+)
+EXPECT_RE = re.compile(r"^#\s*expect:\s*([A-Za-z]+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class WrongSolution:
+    path: Path
+    expect: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemSpec:
+    slug: str
+    title: dict[str, str]
+    tier: str
+    order: int
+    chapter: str
+    points: int
+    tags: tuple[str, ...]
+    limits: Limits
+    names: tuple[str, ...]
+    checker: CheckSpec
+    path: Path
+    version: str
+
+    def statement(self, lang: str) -> str:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
+        return self._read(f"statement.{lang}.md")
+
+    def starter_source(self) -> str:
+        return self._read("starter.py")
+
+    def reference_source(self) -> str:
+        return self._read("reference.py")
+
+    def cases_source(self) -> str:
+        return self._read("cases.py")
+
+    def wrong_solutions(self) -> list[WrongSolution]:
+        """solutions/wrong/*.py, each declaring `# expect: VERDICT` on its first line."""
+        out = []
+        for path in sorted((self.path / "solutions" / "wrong").glob("*.py")):
+            first = path.read_text(encoding="utf-8").splitlines()[:1]
+            match = EXPECT_RE.match(first[0]) if first else None
+            if match is None:
+                raise SpecError(
+                    _rel(path), None, "first line must be '# expect: VERDICT' (e.g. '# expect: WA')"
+                )
+            try:
+                out.append(WrongSolution(path, Verdict.parse(match.group(1))))
+            except ValueError as exc:
+                raise SpecError(_rel(path), "expect", str(exc)) from None
+        return out
+
+    def summary(self) -> dict[str, object]:
+        """Public metadata as plain data (for --json and the web)."""
+        return {
+            "slug": self.slug,
+            "title": dict(self.title),
+            "tier": self.tier,
+            "order": self.order,
+            "chapter": self.chapter,
+            "points": self.points,
+            "tags": list(self.tags),
+            "limits": self.limits.to_dict(),
+            "names": list(self.names),
+            "version": self.version,
+        }
+
+    def _read(self, name: str) -> str:
+        return (self.path / name).read_text(encoding="utf-8")
+
+
+def load_problem(folder: Path) -> ProblemSpec:
+    """Load and validate one problem folder; raises SpecError naming the file and field."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SpecError(str(folder), None, "not a problem folder")
+    for name in REQUIRED_FILES:
+        _require_text(folder / name)
+    toml_path = folder / "problem.toml"
+    try:
+        data = tomllib.loads((toml_path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(_rel(toml_path), None, f"invalid TOML: {exc}") from None
+    return _build(data, folder, _rel(toml_path))
+
+
+def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
+    f = _Fields(data, file)
+    slug = f.string("slug")
+    if not SLUG_RE.match(slug):
+        raise SpecError(file, "slug", f"{slug!r} must be lowercase letters, digits and dashes")
+    if slug != folder.name:
+        raise SpecError(file, "slug", f"{slug!r} must equal the folder name {folder.name!r}")
+    tier = f.string("tier")
+    if tier not in TIERS:
+        raise SpecError(file, "tier", f"{tier!r} must be one of {', '.join(TIERS)}")
+    return ProblemSpec(
+        slug=slug,
+        title=_titles(f.table("title"), file),
+        tier=tier,
+        order=f.integer("order", minimum=0),
+        chapter=f.string("chapter"),
+        points=f.integer("points", minimum=0),
+        tags=tuple(f.strings("tags")),
+        limits=_limits(_Fields(f.table("limits"), file, "limits")),
+        names=_names(_Fields(f.table("submission"), file, "submission")),
+        checker=parse_check(f.optional_table("checker"), file, "checker"),
+        path=folder,
+        version=content_version(folder),
+    )
+
+
+def _titles(table: dict[str, object], file: str) -> dict[str, str]:
+    out = {}
+    for lang in LANGS:
+        value = table.get(lang)
+        if type(value) is not str or not value.strip():
+            raise SpecError(file, f"title.{lang}", "must be a non-empty string")
+        out[lang] = value
+    return out
+
+
+def _limits(f: _Fields) -> Limits:
+    per_case = f.number("time_per_case_s", low=0.01, high=600)
+    total = f.number("total_time_s", low=0.01, high=3600)
+    if total < per_case:
+        raise SpecError(
+            f.file, "limits.total_time_s", f"{total} is less than time_per_case_s {per_case}"
+        )
+    return Limits(
+        time_per_case_s=per_case, total_time_s=total, memory_mb=f.integer("memory_mb", minimum=16)
+    )
+
+
+def _names(f: _Fields) -> tuple[str, ...]:
+    names = f.strings("names")
+    if not names:
+        raise SpecError(
+            f.file, "submission.names", "must list at least one name the submission defines"
+        )
+    for name in names:
+        if not NAME_RE.match(name):
+            raise SpecError(f.file, "submission.names", f"{name!r} is not a Python identifier")
+    return tuple(names)
+
+
+def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
+    """A checker table (problem.toml [checker] or a case's "check")."""
+    unknown = set(table) - {"kind", "rel_tol", "abs_tol"}
+    if unknown:
+        raise SpecError(file, f"{field}.{sorted(unknown)[0]}", "unknown key")
+    kind = table.get("kind", "value")
+    if kind not in CHECKER_KINDS:
+        raise SpecError(
+            file, f"{field}.kind", f"{kind!r} must be one of {', '.join(CHECKER_KINDS)}"
+        )
+    tols = {}
+    for key, default in (("rel_tol", 1e-9), ("abs_tol", 0.0)):
+        value = table.get(key, default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1e9:
+            raise SpecError(file, f"{field}.{key}", f"{value!r} must be a number >= 0")
+        tols[key] = float(value)
+    return CheckSpec(kind=str(kind), rel_tol=tols["rel_tol"], abs_tol=tols["abs_tol"])
+
+
+def content_version(folder: Path) -> str:
+    """A short hash of every file in the folder (names and bytes), so any edit is a new version."""
+    digest = hashlib.sha256()
+    for path in sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _require_text(path: Path) -> None:
+    if not path.is_file():
+        raise SpecError(_rel(path), None, "missing file")
+    try:
+        path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(_rel(path), None, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _rel(path: Path) -> str:
+    parts = path.parts
+    return "/".join(parts[-3:]) if len(parts) >= 3 else str(path)
+
+
+class _Fields:
+    """Typed access to a TOML table with errors naming file and field."""
+
+    def __init__(self, data: dict[str, object], file: str, prefix: str = "") -> None:
+        self.data, self.file, self.prefix = data, file, prefix
+
+    def _get(self, key: str) -> object:
+        if key not in self.data:
+            raise SpecError(self.file, self._name(key), "missing")
+        return self.data[key]
+
+    def _name(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def string(self, key: str) -> str:
+        value = self._get(key)
+        if type(value) is not str or not value:
+            raise SpecError(
+                self.file, self._name(key), f"must be a non-empty string, got {value!r}"
+            )
+        return value
+
+    def strings(self, key: str) -> list[str]:
+        value = self._get(key)
+        if type(value) is not list or any(type(v) is not str for v in value):
+            raise SpecError(self.file, self._name(key), "must be a list of strings")
+        return list(value)
+
+    def integer(self, key: str, minimum: int) -> int:
+        value = self._get(key)
+        if type(value) is not int or value < minimum:
+            raise SpecError(
+                self.file, self._name(key), f"must be an integer >= {minimum}, got {value!r}"
+            )
+        return value
+
+    def number(self, key: str, low: float, high: float) -> float:
+        value = self._get(key)
+        if type(value) not in (int, float) or not low <= value <= high:  # type: ignore[operator]
+            raise SpecError(
+                self.file, self._name(key), f"must be a number in [{low}, {high}], got {value!r}"
+            )
+        return float(value)  # type: ignore[arg-type]
+
+    def optional_table(self, key: str) -> dict[str, object]:
+        return self.table(key) if key in self.data else {}
+
+    def table(self, key: str) -> dict[str, object]:
+        value = self._get(key)
+        if type(value) is not dict:
+            raise SpecError(self.file, self._name(key), "must be a table")
+        return value
