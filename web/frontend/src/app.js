@@ -1,26 +1,18 @@
-// Entry point of every page: styles, the language switch, and the problem workspace
-// where the server rendered a mount for it.
+// Entry point of every page: styles, math in server-rendered text, the problem
+// workspace where the server rendered an editor mount, and live verdicts on a
+// submission's own page.
 import "katex/dist/katex.min.css";
 import "./styles.css";
-import { lang, setLanguage } from "./i18n.js";
+import { followSubmission } from "./follow.js";
 import { typesetMath } from "./statement.js";
 import { mountWorkspace } from "./workspace.js";
 
-function wireLanguageSwitch() {
-  for (const control of document.querySelectorAll("[data-set-lang]")) {
-    control.classList.toggle("active", control.dataset.setLang === lang);
-    control.addEventListener("click", (event) => {
-      event.preventDefault();
-      setLanguage(control.dataset.setLang);
-    });
-  }
-}
-
 function start() {
-  wireLanguageSwitch();
   typesetMath(document.body);
-  const mount = document.getElementById("workspace");
-  if (mount) mountWorkspace(mount);
+  const mount = document.getElementById("workspace") || document.getElementById("editor");
+  if (mount && mount.dataset.slug) mountWorkspace(mount);
+  const submission = document.getElementById("submission");
+  if (submission && submission.dataset.url) followSubmission(submission);
 }
 
 if (document.readyState === "loading") {

@@ -1,6 +1,6 @@
 // UI strings in Chinese and English. The language is chosen in this order: the `lang`
-// cookie (shared with the server, which renders its templates in the same language),
-// the page's <html lang>, then the browser's preferred languages.
+// cookie (set by the server's /lang/<code> switch, which renders its templates in the
+// same language), the page's <html lang>, then the browser's preferred languages.
 
 export const LANGUAGES = ["zh", "en"];
 export const COOKIE = "lang";
@@ -43,6 +43,7 @@ const STRINGS = {
     noSubmissions: "No submissions yet.",
     loadFailed: "Could not load: {message}",
     showCode: "Code",
+    serverOnly: "This problem needs PyTorch, so it runs on the server only: press Submit to judge it.",
     publicOnly: "Run checks the public cases only; Submit is judged on hidden cases on the server.",
     verdict: {
       AC: "Accepted",
@@ -92,6 +93,7 @@ const STRINGS = {
     noSubmissions: "还没有提交记录。",
     loadFailed: "加载失败：{message}",
     showCode: "代码",
+    serverOnly: "这道题需要 PyTorch，只能在服务器上运行：点击“提交”进行评测。",
     publicOnly: "“运行”只检查公开用例；“提交”由服务器在隐藏用例上评测。",
     verdict: {
       AC: "答案正确",
@@ -134,15 +136,6 @@ export function detectLanguage() {
 }
 
 export const lang = detectLanguage();
-
-// Stores the choice for a year where the server can read it, then reloads so the
-// server-rendered parts of the page switch too.
-export function setLanguage(code) {
-  if (!LANGUAGES.includes(code)) return;
-  const maxAge = 60 * 60 * 24 * 365;
-  document.cookie = `${COOKIE}=${code}; path=/; max-age=${maxAge}; samesite=lax`;
-  window.location.reload();
-}
 
 // t("passed", {passed: 1, total: 2}) -> "1 / 2 passed"; dotted keys reach nested tables.
 export function t(key, params = {}) {

@@ -7,7 +7,7 @@ export function verdictBadge(verdict) {
   const code = String(verdict || "").toUpperCase();
   return h(
     "span",
-    { class: `verdict verdict-${code.toLowerCase() || "pending"}`, title: t(`verdict.${code}`) },
+    { class: `badge badge-${code.toLowerCase() || "pending"}`, title: t(`verdict.${code}`) },
     code || "…",
   );
 }

@@ -20,11 +20,16 @@ function readConfig(mount) {
     dist,
     bundleURL: data.bundleUrl || `${dist}problems/${data.slug}.json`,
     loggedIn: data.loggedIn === "true" || data.loggedIn === "1",
+    // Torch-tier problems cannot run in Pyodide: no worker, Submit only.
+    runnable: (data.tier || "browser") === "browser",
     loginURL: data.loginUrl || "/login",
     urls: {
       submit: data.submitUrl || "/api/submissions",
       submission: data.submissionUrl || "/api/submissions",
-      history: data.historyUrl || `/api/problems/${data.slug}/submissions`,
+      history:
+        data.historyUrl ||
+        `/api/submissions?problem=${encodeURIComponent(data.slug)}` +
+          (data.username ? `&user=${encodeURIComponent(data.username)}` : ""),
     },
   };
 }
@@ -78,8 +83,8 @@ class Workspace {
       label: t("run"),
     });
     this.runner = runner;
-    this.showRuntime(runner.state);
-    if (config.loggedIn) loadHistory(this.historyPanel, config.urls.history);
+    if (runner) this.showRuntime(runner.state);
+    if (config.loggedIn) loadHistory(this.historyPanel, config.urls);
   }
 
   button(key, kind, onclick, extra = {}) {
@@ -96,30 +101,44 @@ class Workspace {
     this.statusText = h("span", { class: "runtime-text", "data-runtime": "" });
     this.statusBar = h("span", { class: "runtime-bar" });
     this.editorHost = h("div", { class: "editor" });
-    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(t("noRunYet")));
+    const intro = this.config.runnable ? t("noRunYet") : t("serverOnly");
+    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(intro));
     this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true });
     this.tabs = ["results", "submissions"].map((name) =>
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
     );
     const statement = this.statement();
-    clear(mount).append(
-      h(
+    const workspace = h(
         "div",
         { class: "workspace" },
         h("section", { class: "pane statement-pane", "aria-label": t("statement") }, statement),
         h(
           "section",
           { class: "pane code-pane" },
-          h("div", { class: "toolbar" }, this.runButton, this.stopButton, this.submitButton, h("span", { class: "spacer" }), h("span", { class: "hint" }, t("runHint")), resetButton),
+          h(
+            "div",
+            { class: "toolbar" },
+            this.config.runnable ? [this.runButton, this.stopButton] : null,
+            this.submitButton,
+            h("span", { class: "spacer" }),
+            this.config.runnable ? h("span", { class: "hint" }, t("runHint")) : null,
+            resetButton,
+          ),
           this.editorHost,
-          h("div", { class: "runtime" }, h("span", { class: "runtime-track" }, this.statusBar), this.statusText),
+          this.config.runnable
+            ? h("div", { class: "runtime" }, h("span", { class: "runtime-track" }, this.statusBar), this.statusText)
+            : null,
           h("div", { class: "tabs", role: "tablist" }, this.tabs),
           this.resultsPanel,
           this.historyPanel,
           h("p", { class: "fineprint" }, t("publicOnly")),
         ),
-      ),
-    );
+      );
+    // The server's page (statement, a plain-form fallback editor, a history table)
+    // is replaced as a whole; without scripts that page keeps working on its own.
+    const page = mount.closest(".problem") || mount;
+    if (page === mount && mount.id === "workspace") clear(mount).append(workspace);
+    else page.replaceWith(workspace);
     this.showTab("results");
   }
 
@@ -154,7 +173,7 @@ class Workspace {
   }
 
   async run() {
-    if (!this.runner.ready || this.runner.job) return;
+    if (!this.runner || !this.runner.ready || this.runner.job) return;
     this.showTab("results");
     this.editor.markErrors([]);
     const limit = timeLimitMs(this.bundle);
@@ -182,7 +201,8 @@ class Workspace {
     this.submitButton.disabled = true;
     const live = h("div", { class: "live" }, notice(t("submitting")));
     this.historyPanel.prepend(live);
-    const show = (submission) => clear(live).append(submissionView(submission, { open: true }));
+    const show = (submission) =>
+      clear(live).append(submissionView(submission, { open: true, urls: this.config.urls }));
     try {
       await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
     } catch (error) {
@@ -198,13 +218,15 @@ class Workspace {
 export async function mountWorkspace(mount) {
   const config = readConfig(mount);
   let workspace = null;
-  const runner = new Runner({
+  const runner = !config.runnable
+    ? null
+    : new Runner({
     workerURL: `${config.dist}worker.js`,
     indexURL: new URL(`${config.dist}pyodide/`, window.location.href).href,
     judgeURL: new URL(`${config.dist}judge.zip`, window.location.href).href,
     onState: (state) => workspace && workspace.showRuntime(state),
   });
-  runner.start();
+  if (runner) runner.start();
   try {
     const bundle = await requestJSON(config.bundleURL);
     workspace = new Workspace(mount, config, bundle, runner);

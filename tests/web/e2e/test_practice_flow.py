@@ -1,0 +1,138 @@
+"""A learner's day in real headless Chromium against the running app: register, open a
+problem, Run in the browser, Stop a runaway loop, Submit, find yourself on the board."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .pages import (
+    RUN,
+    STOP,
+    SUBMIT,
+    editor_text,
+    open_problem,
+    reference_source,
+    register,
+    replace_code,
+    shoot,
+    wait_until_python_ready,
+)
+
+pytestmark = pytest.mark.browser
+
+RUNAWAY = "def kv_bytes_per_token(config, kv_dtype):\n    while True:\n        pass\n"
+
+
+def test_learner_runs_in_the_browser_submits_and_reaches_the_leaderboard(page: Any) -> None:
+    username = register(page)
+    shoot(page, "01-problem-list")
+    page.click("a[href='/problems/kv-bytes-per-token']")
+    page.wait_for_selector(".workspace .cm-content")
+    assert page.locator(".statement .katex").count() > 0, "the statement's math is typeset"
+    wait_until_python_ready(page)
+    shoot(page, "02-problem-ready")
+
+    replace_code(page, reference_source())
+    page.click(RUN)
+    report = page.wait_for_selector(".report[data-verdict=AC]")
+    cases = page.locator(".report .case")
+    assert cases.count() >= 6
+    assert page.locator(".report .case .badge-ac").count() == cases.count()
+    assert re.search(r"(\d+) / \1 passed", report.inner_text())
+    shoot(page, "03-run-accepted")
+
+    page.click(SUBMIT)
+    verdict = page.wait_for_selector(".live .submission[data-verdict]:not([data-verdict=''])")
+    assert verdict.get_attribute("data-verdict") == "AC"
+    shoot(page, "04-submit-accepted")
+
+    page.goto("/leaderboard")
+    row = page.locator("#leaderboard tbody tr", has_text=username)
+    assert row.count() == 1
+    assert row.locator("td").nth(2).inner_text().strip() == "1"  # solved
+    shoot(page, "05-leaderboard")
+
+
+def test_stop_ends_a_runaway_run_and_the_next_run_works(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, RUNAWAY)
+    page.click(RUN)
+    page.wait_for_selector(f"{STOP}:not([hidden])")
+    page.wait_for_timeout(300)  # let the loop really start
+    page.click(STOP)
+    page.wait_for_selector(".panel .notice-warn")
+    assert "Stopped" in page.inner_text("[data-panel=results]")
+    shoot(page, "06-stopped")
+
+    # Python is usable again (the same interpreter or a fresh worker) and runs real code.
+    replace_code(page, reference_source())
+    wait_until_python_ready(page)
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=AC]")
+
+
+def test_time_limit_ends_a_runaway_run_without_a_click(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, RUNAWAY)
+    page.click(RUN)
+    notice = page.wait_for_selector(".panel .notice-warn", timeout=30_000)
+    assert "Time limit exceeded" in notice.inner_text()
+    wait_until_python_ready(page)
+
+
+def test_failures_show_got_expected_and_point_at_the_editor_line(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    wrong = (
+        "def kv_bytes_per_token(config, kv_dtype):\n"
+        "    layers = config['num_hidden_layers']\n"
+        "    if 'kv_lora_rank' in config:\n"
+        "        raise ValueError('no MLA yet')\n"
+        "    return layers\n"
+    )
+    replace_code(page, wrong)
+    page.keyboard.press("Control+Enter")  # the editor's run shortcut
+    page.wait_for_selector(".report")
+    wa = page.locator(".case", has=page.locator(".badge-wa")).first
+    assert wa.evaluate("element => element.open"), "the first failing case starts open"
+    assert wa.locator(".value.got").inner_text().strip() == "28"
+    assert wa.locator(".value.expected").inner_text().strip() == "114688"
+
+    errored = page.locator(".case", has=page.locator(".badge-re")).first
+    assert "ValueError" in errored.inner_text()
+    errored.locator(".line-link").click()
+    marked = page.locator(".cm-error-line")
+    assert marked.count() >= 1
+    assert "raise ValueError" in marked.first.inner_text()
+    shoot(page, "07-failures")
+
+
+def test_code_is_autosaved_per_problem_and_reset_restores_the_starter(page: Any) -> None:
+    open_problem(page)
+    starter = editor_text(page)
+    assert "NotImplementedError" in starter
+    replace_code(page, "# my work in progress\n")
+    page.wait_for_timeout(600)  # autosave is debounced
+    page.reload()
+    page.wait_for_selector(".workspace .cm-content")
+    assert editor_text(page).startswith("# my work in progress")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("button[data-action=reset]")
+    assert editor_text(page) == starter
+
+
+def test_page_loads_nothing_from_outside_the_app(page: Any, live_server: Any) -> None:
+    requested: list[str] = []
+    page.context.on("request", lambda request: requested.append(request.url))
+    open_problem(page)
+    wait_until_python_ready(page)
+    page.click(RUN)
+    page.wait_for_selector(".report")
+    outside = [url for url in requested if not url.startswith((live_server.url, "blob:", "data:"))]
+    assert requested and not outside
