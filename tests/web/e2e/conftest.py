@@ -100,7 +100,7 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         thread.join(timeout=5)
         from web.state import EXTENSION
 
-        app.extensions[EXTENSION].pool.stop()
+        app.extensions[EXTENSION].queue.stop()
 
 
 @pytest.fixture(scope="session")

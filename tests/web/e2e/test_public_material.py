@@ -94,10 +94,12 @@ def _fill(rule: str, name: str, value: str) -> str:
 
 
 def _judged_submission(client: Any, token: str) -> int:
-    """The reference itself, submitted and judged on the secret seed's hidden cases."""
+    """A submission judged on the secret seed's hidden cases (the starter: it fails every
+    case with a traceback, the richest report). Not the reference: the owner is shown
+    their own code, and that must not count as a leak."""
     auth = {"Authorization": f"Bearer {token}"}
     slug = problem_dirs(PROBLEMS)[0].name
-    code = (PROBLEMS / slug / "reference.py").read_text("utf-8")
+    code = (PROBLEMS / slug / "starter.py").read_text("utf-8")
     created = client.post("/api/submissions", json={"problem": slug, "code": code}, headers=auth)
     assert created.status_code == 202, created.get_json()
     url = created.get_json()["url"]
@@ -121,9 +123,10 @@ def test_no_route_shows_a_reference_a_wrong_solution_or_the_seed(
     found = []
     for path in _paths(app, submission_id, dist):
         for headers in ({}, {"Authorization": f"Bearer {token}"}):
-            response = client.get(path, headers=headers)
-            json_body = response.mimetype == "application/json"
-            text = readable_text(f"{path}.json" if json_body else path, response.get_data())
+            with client.get(path, headers=headers) as response:  # closes static files
+                json_body = response.mimetype == "application/json"
+                data = response.get_data()
+            text = readable_text(f"{path}.json" if json_body else path, data)
             found += [f"{path} has {leak}" for leak in leaks(text, secrets)]
             found += [f"{path} shows the seed" for form in SEED_FORMS if form in text]
     assert not found

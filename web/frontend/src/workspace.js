@@ -69,6 +69,15 @@ function progressFraction(state) {
   return state.total ? 0.8 * (state.loaded / state.total) : 0.02;
 }
 
+// Statements open with their own "# Title", which the server's page already shows.
+function dropRepeatedTitle(statement) {
+  const title = statement.querySelector("h1");
+  const first = statement.querySelector(".markdown > :first-child");
+  if (title && first && first.tagName === "H1" && first.textContent.trim() === title.textContent.trim()) {
+    first.remove();
+  }
+}
+
 class Workspace {
   constructor(mount, config, bundle, runner) {
     this.config = config;
@@ -147,7 +156,8 @@ class Workspace {
   statement() {
     const served = document.getElementById("statement");
     if (served) {
-      served.classList.add("statement", "markdown");
+      served.classList.add("statement");
+      dropRepeatedTitle(served);
       typesetMath(served);
       return served;
     }
