@@ -77,9 +77,9 @@ def free_port() -> int:
 def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The real platform (app factory, worker pool, waitress) on 127.0.0.1."""
     from waitress.server import create_server
-    from web.config import WebConfig, sqlite_url
 
     from web import create_app
+    from web.config import WebConfig, sqlite_url
 
     folder = tmp_path_factory.mktemp("platform")
     config = WebConfig(
