@@ -11,13 +11,13 @@ WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 APT_PKGS  := bubblewrap chromium redis-server
 
-.PHONY: help setup run test lint typecheck apt venv bench clean
+.PHONY: help setup run test lint typecheck apt venv npm bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 
-setup: apt venv
+setup: apt venv npm
 
 # Debian packages the sandbox, browser tests and queue need; installed only when missing.
 apt: $(STAMPS)/apt
@@ -27,6 +27,7 @@ $(STAMPS)/apt:
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v node >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
@@ -41,6 +42,13 @@ $(STAMPS)/venv: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(PIP_FLAGS) "torch==2.13.0"
 	$(BIN)/pip install -q $(PIP_FLAGS) -e ".[all]"
+	@touch $@
+
+# The pinned Pyodide for the browser-tier parity test (tests/problems).
+npm: $(STAMPS)/npm
+$(STAMPS)/npm: tests/problems/package.json tests/problems/package-lock.json
+	@mkdir -p $(STAMPS)
+	npm ci --prefix tests/problems --no-audit --no-fund
 	@touch $@
 
 run: setup

@@ -40,12 +40,16 @@ class Mismatch:
     got: str | None = None  # shown for public cases only
     expected: str | None = None
     step: str | None = None  # "step 17 (alloc seq=3 n=5)" for traces
+    detail: str = ""  # more about how, that would give the expected value away: public only
 
-    def describe(self, reveal: bool) -> str:
-        """One line for people; values only when `reveal` (public cases)."""
-        head = self.step or (f"at {self.where}" if self.where else "")
+    def describe(self, reveal: bool, with_values: bool = True) -> str:
+        """One line for people; details and values only when `reveal` (public cases)."""
+        where = f"at {self.where}" if self.where else ""
+        head = " ".join(p for p in (self.step, where) if p)
         text = f"{head}: {self.reason}" if head else self.reason
-        if reveal and self.got is not None:
+        if reveal and self.detail:
+            text += f" ({self.detail})"
+        if reveal and with_values and self.got is not None:
             text += f"; got {self.got}, expected {self.expected}"
         return text
 
@@ -74,6 +78,8 @@ def _kind_name(value: object) -> str:
         if isinstance(value, TensorData)
         else _KIND_NAMES.get(type(value), type(value).__name__)
     )
+    if name == "None":
+        return name
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
@@ -142,9 +148,10 @@ def _walk_list(
     if len(got) != len(expected):
         return Mismatch(
             where,
-            f"expected {len(expected)} items, got {len(got)}",
-            str(len(got)),
-            str(len(expected)),
+            f"wrong number of items (got {len(got)})",
+            show(got),
+            show(expected),
+            detail=f"expected {len(expected)}",
         )
     return None
 
@@ -152,7 +159,7 @@ def _walk_list(
 def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
     if type(expected_item) is dict and type(expected_item.get("op")) is str:
         step = f"step {index} ({expected_item['op']})"
-        return Mismatch(found.where, found.reason, found.got, found.expected, step)
+        return Mismatch(found.where, found.reason, found.got, found.expected, step, found.detail)
     return found
 
 
@@ -186,9 +193,10 @@ def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) 
         return None
     return Mismatch(
         where,
-        f"off by {abs(g - e):.6g} (tolerance rel {spec.rel_tol:g}, abs {spec.abs_tol:g})",
+        f"outside the tolerance (rel {spec.rel_tol:g}, abs {spec.abs_tol:g})",
         show(got),
         show(expected),
+        detail=f"off by {abs(g - e):.6g}",
     )
 
 

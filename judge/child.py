@@ -8,6 +8,7 @@ submission computed, which is exactly what the checker judges.
 
 from __future__ import annotations
 
+import builtins
 import linecache
 import os
 import sys
@@ -19,6 +20,7 @@ from judge.tensor import TensorData
 from judge.wire import ObservationTypeError, encode
 
 SUBMISSION_FILE = "submission.py"
+_CLEAN_BUILTINS = dict(builtins.__dict__)  # taken before any submitted code runs
 
 
 def serve(request_fd: int, result_fd: int) -> None:
@@ -43,6 +45,7 @@ def _load(
     exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
     sys.modules["cases"] = driver
     sub, error = load_submission(str(header["source"]), [str(n) for n in header["names"]])  # type: ignore[attr-defined]
+    _restore_builtins()
     write_frame(result_fd, encode_frame(error or {"type": "loaded"}))
     return driver, sub
 
@@ -91,12 +94,18 @@ def _load_error(kind: str, line: int | None, message: str, tb: str = "") -> dict
     }
 
 
-def _run_case(driver: types.ModuleType, sub: types.ModuleType, header: dict[str, object]) -> bytes:
+def _run_case(
+    driver: types.ModuleType,
+    sub: types.ModuleType,
+    header: dict[str, object],
+) -> bytes:
     name = header.get("name")
     try:
         value = driver.run(sub, header.get("args"))
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - a case must never take the loop down
+        _restore_builtins()
         return encode_frame(_error(name, exc))
+    _restore_builtins()
     tensors: list[TensorData] = []
     try:
         data = encode(value, tensors)
@@ -107,6 +116,16 @@ def _run_case(driver: types.ModuleType, sub: types.ModuleType, header: dict[str,
             {"type": "bad_observation", "name": name, "message": f"{type(exc).__name__}: {exc}"}
         )
     return encode_frame({"type": "result", "name": name, "observation": data}, tensors)
+
+
+def _restore_builtins() -> None:
+    """Undo patches to builtins (isinstance, len, ...) so encoding the answer still works.
+
+    Patching can only ever hurt the submission: the parent checks whatever arrives."""
+    current = builtins.__dict__
+    for key, value in _CLEAN_BUILTINS.items():
+        if current.get(key) is not value:
+            current[key] = value
 
 
 def _error(name: object, exc: BaseException) -> dict[str, object]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib import metadata
 
 
 def describe(tier: str, launcher: str) -> dict[str, str]:
@@ -21,12 +20,11 @@ def describe(tier: str, launcher: str) -> dict[str, str]:
 
 
 def _torch() -> dict[str, str]:
-    try:
-        version = metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return {"torch": "missing"}
+    # The reference has run in this process, so torch is imported already; never import it here.
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return {"torch": "not loaded"}
     device = "cpu"
-    torch = sys.modules.get("torch")  # only look if it is already imported; importing costs seconds
-    if torch is not None and torch.cuda.is_available():
+    if torch.cuda.is_available():
         device = f"cuda ({torch.cuda.get_device_name(0)})"
-    return {"torch": version, "device": device}
+    return {"torch": str(torch.__version__), "device": device}

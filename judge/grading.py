@@ -21,7 +21,7 @@ def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
             public=case.public,
             verdict=Verdict.WA,
             time_ms=outcome.time_ms,
-            message=mismatch.describe(reveal=False),
+            message=mismatch.describe(reveal=reveal, with_values=False),
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
         )

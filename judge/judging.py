@@ -41,15 +41,13 @@ def judge_source(
     source = validate_source(source)
     try:
         cases = build_cases(problem, seed)
-        expected = expected if expected is not None else expected_observations(problem, cases)
         limits = limits or problem.limits
-        result = _run_child(problem, source, cases, launcher, limits, progress)
-    except Exception:
+        result, expected = _run_child(problem, source, cases, launcher, limits, expected, progress)
+    except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         return internal_error(problem, seed, traceback.format_exc())
     name = launcher.name if launcher else LocalLauncher.name
-    return build_report(
-        problem, cases, expected, result, seed, environment.describe(problem.tier, name)
-    )
+    env = environment.describe(problem.tier, name)
+    return build_report(problem, cases, expected, result, seed, env)
 
 
 def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
@@ -82,15 +80,18 @@ def _run_child(
     cases: list[Case],
     launcher: Launcher | None,
     limits: Limits,
+    expected: dict[str, object] | None,
     progress: Progress | None,
-) -> SessionResult:
+) -> tuple[SessionResult, dict[str, object]]:
     with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
         launcher = launcher or LocalLauncher(Path(workdir))
         handle = launcher.launch(problem, limits)
         try:
-            return Session(handle, limits, problem.tier).run(
-                load_message(problem, source), cases, progress
-            )
+            # The child's interpreter starts while the reference runs here.
+            if expected is None:
+                expected = expected_observations(problem, cases)
+            session = Session(handle, limits, problem.tier)
+            return session.run(load_message(problem, source), cases, progress), expected
         finally:
             handle.cleanup()
 

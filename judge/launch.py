@@ -104,6 +104,10 @@ class LocalProcess:
 
     def cleanup(self) -> None:
         self.kill()
+        try:
+            self._proc.wait(5.0)  # reap, so no zombie or ResourceWarning is left behind
+        except subprocess.TimeoutExpired:
+            pass
         for fd in (self.request_fd, self.result_fd):
             try:
                 os.close(fd)

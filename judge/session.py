@@ -23,6 +23,7 @@ from judge.protocol import Frame, FrameReader, encode_frame
 from judge.wire import decode
 
 Progress = Callable[[int, int], None]  # (cases done, cases in all)
+EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit
 STARTUP_ALLOWANCE_S = {
     "browser": 5.0,
     "torch": 30.0,
@@ -83,9 +84,11 @@ class Session:
             return self._finish(start, None, [_SKIPPED] * len(cases), startup=failure)
         budget_end = time.monotonic() + self.limits.total_time_s
         outcomes: list[Outcome] = []
+        alive = True
         for case in cases:
-            fatal = outcomes and outcomes[-1].kind in _FATAL
-            outcomes.append(_SKIPPED if fatal else self._run_case(case, budget_end))
+            outcomes.append(self._run_case(case, budget_end) if alive else _SKIPPED)
+            # Once the child is gone (killed, crashed, desynchronised) the rest are not run.
+            alive = alive and outcomes[-1].kind not in _FATAL
             if progress is not None:
                 progress(len(outcomes), len(cases))
         return self._finish(start, None, outcomes)
@@ -190,6 +193,7 @@ class Session:
             os.close(self.handle.request_fd)  # end of requests: a well-behaved child exits now
         except OSError:
             pass
+        self._await_exit(time.monotonic() + EXIT_GRACE_S)
         self.handle.kill()
         self.handle.wait(5.0)
         self._drain_output()
@@ -203,6 +207,16 @@ class Session:
             time_ms=(time.monotonic() - start) * 1000,
             startup_failure=startup,
         )
+
+    def _await_exit(self, deadline: float) -> None:
+        """Give the child a moment to flush its output and close its result channel."""
+        self._unregister(self.handle.request_fd)
+        while self.result_open and not self.streams.exceeded():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            for key, _ in self.sel.select(remaining):
+                self._on_ready(int(key.fd))
 
     def _drain_output(self) -> None:
         for fd in (self.handle.stdout_fd, self.handle.stderr_fd):

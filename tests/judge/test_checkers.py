@@ -1,0 +1,151 @@
+"""Checkers: what passes, what fails, and what the message reveals."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+
+from judge.checkers import CheckSpec, check
+from judge.tensor import TensorData
+
+VALUE = CheckSpec("value", rel_tol=1e-6, abs_tol=0.0)
+EXACT = CheckSpec("exact")
+FLOAT = CheckSpec("float", rel_tol=1e-3, abs_tol=1e-9)
+
+
+def f32(values: list[float], shape: tuple[int, ...] | None = None) -> TensorData:
+    return TensorData("float32", shape or (len(values),), struct.pack(f"<{len(values)}f", *values))
+
+
+def test_equal_ints_pass_and_unequal_fail_with_both_values_shown() -> None:
+    assert check(3, 3, VALUE) is None
+    mismatch = check(4, 3, VALUE)
+    assert mismatch is not None
+    assert "got 4, expected 3" in mismatch.describe(reveal=True)
+
+
+def test_hidden_description_never_gives_the_expected_value_away() -> None:
+    mismatch = check(123456, 654321, VALUE)
+    assert mismatch is not None
+    assert "654321" not in mismatch.describe(reveal=False)
+    close = check(10.5, 10.0, FLOAT)  # "off by 0.5" would reveal 10.0 from the learner's 10.5
+    assert close is not None and "0.5" not in close.describe(reveal=False)
+    assert "off by 0.5" in close.describe(reveal=True)
+
+
+def test_float_where_int_expected_is_wrong_even_if_equal() -> None:
+    mismatch = check(114688.0, 114688, VALUE)
+    assert mismatch is not None and "expected an int, got a float" in mismatch.reason
+
+
+def test_bool_is_not_an_int() -> None:
+    assert check(True, 1, VALUE) is not None
+    assert check(1, True, EXACT) is not None
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_numbers_never_pass(bad: float) -> None:
+    assert check(bad, 1.0, FLOAT) is not None
+    assert check(bad, 1.0, VALUE) is not None
+    assert check([bad], [1.0], VALUE) is not None
+
+
+def test_nan_never_equals_nan_even_exactly() -> None:
+    assert check(math.nan, math.nan, EXACT) is not None
+
+
+def test_float_tolerance_is_relative_or_absolute_whichever_is_looser() -> None:
+    assert check(1000.9, 1000.0, FLOAT) is None  # rel 1e-3 of 1000 = 1.0
+    assert check(1001.5, 1000.0, FLOAT) is not None
+    assert check(5e-10, 0.0, FLOAT) is None  # abs 1e-9
+    assert check(2e-9, 0.0, FLOAT) is not None
+
+
+def test_negative_zero_equals_zero_within_tolerance_but_not_exactly() -> None:
+    assert check(-0.0, 0.0, VALUE) is None
+    assert check(-0.0, 0.0, FLOAT) is None
+    assert check(-0.0, 0.0, EXACT) is not None
+    assert check(0.0, 0.0, EXACT) is None
+
+
+def test_int_answer_accepted_where_float_expected() -> None:
+    assert check(2, 2.0, VALUE) is None
+
+
+def test_strings_and_none_compare_exactly() -> None:
+    assert check("a", "a", VALUE) is None
+    assert check("a", "b", VALUE) is not None
+    assert check(None, 0, VALUE) is not None
+
+
+def test_nested_mismatch_names_the_path() -> None:
+    got = {"blocks": [1, 2, 3], "free": 5}
+    expected = {"blocks": [1, 2, 4], "free": 5}
+    mismatch = check(got, expected, VALUE)
+    assert mismatch is not None
+    assert mismatch.where == "['blocks'][2]"
+
+
+def test_list_length_and_dict_keys_are_checked() -> None:
+    short = check([1, 2], [1, 2, 3], VALUE)
+    assert short is not None and short.describe(reveal=False) == "wrong number of items (got 2)"
+    assert "expected 3" in short.describe(reveal=True)
+    assert "missing key 'b'" in str(check({"a": 1}, {"a": 1, "b": 2}, VALUE))
+    assert "unexpected key 'c'" in str(check({"a": 1, "c": 3}, {"a": 1}, VALUE))
+
+
+def test_trace_mismatch_names_the_step_and_its_operation() -> None:
+    expected = [{"op": "alloc seq=1 n=4", "result": [0]}, {"op": "free seq=1", "result": None}]
+    got = [{"op": "alloc seq=1 n=4", "result": [0]}, {"op": "free seq=1", "result": 7}]
+    mismatch = check(got, expected, VALUE)
+    assert mismatch is not None
+    assert mismatch.step == "step 1 (free seq=1)"
+    assert (
+        mismatch.describe(reveal=False)
+        == "step 1 (free seq=1) at [1]['result']: expected None, got an int"
+    )
+
+
+def test_wrong_type_at_top_level() -> None:
+    assert "expected a list, got a dict" in str(check({}, [], VALUE))
+
+
+def test_tensor_close_passes_and_reports_errors_when_not() -> None:
+    spec = CheckSpec("tensor", rel_tol=1e-3, abs_tol=1e-5)
+    assert check(f32([1.0, 2.0]), f32([1.0, 2.0001]), spec) is None
+    mismatch = check(f32([1.0, 2.0, 3.5, 4.0], (2, 2)), f32([1.0, 2.0, 3.0, 4.0], (2, 2)), spec)
+    assert mismatch is not None
+    assert "first bad index [1, 0]" in mismatch.reason
+    assert "max abs error 0.5" in mismatch.reason
+
+
+def test_tensor_dtype_shape_and_finiteness_are_checked() -> None:
+    spec = CheckSpec("tensor", rel_tol=1e-3, abs_tol=1e-5)
+    f64 = TensorData("float64", (2,), struct.pack("<2d", 1.0, 2.0))
+    assert "dtype float64, expected float32" in str(check(f64, f32([1.0, 2.0]), spec))
+    assert "shape [1, 2], expected [2]" in str(
+        check(f32([1.0, 2.0], (1, 2)), f32([1.0, 2.0]), spec)
+    )
+    assert "non-finite" in str(check(f32([1.0, math.nan]), f32([1.0, 2.0]), spec))
+    assert "expected a tensor" in str(check([1.0, 2.0], f32([1.0, 2.0]), spec))
+
+
+def test_integer_tensors_compare_exactly() -> None:
+    a = TensorData("int64", (3,), struct.pack("<3q", 1, 2, 3))
+    b = TensorData("int64", (3,), struct.pack("<3q", 1, 2, 4))
+    assert check(a, a, CheckSpec("tensor")) is None
+    assert "index [2]" in str(check(b, a, CheckSpec("tensor")))
+
+
+def test_bfloat16_tensors_decode_and_compare() -> None:
+    def bf16(values: list[float]) -> TensorData:
+        raw = b"".join(
+            struct.pack("<I", struct.unpack("<I", struct.pack("<f", v))[0])[2:] for v in values
+        )
+        return TensorData("bfloat16", (len(values),), raw)
+
+    assert bf16([1.0, -2.0]).values() == [1.0, -2.0]
+    assert check(bf16([1.0, 2.0]), bf16([1.0, 2.0]), CheckSpec("tensor")) is None
+    assert check(bf16([1.0, 3.0]), bf16([1.0, 2.0]), CheckSpec("tensor")) is not None

@@ -1,0 +1,265 @@
+"""The `judge` command line: every command, every exit code, every bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from problem_factory import MakeProblem
+
+from judge.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def root(make_problem: MakeProblem) -> Path:
+    return make_problem().parent
+
+
+@pytest.fixture
+def solution(tmp_path: Path) -> Path:
+    path = tmp_path / "add.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    return path
+
+
+def test_list_shows_every_problem(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["--problems", str(root), "list"], capsys)
+    assert code == 0
+    assert "add" in out and "Addition" in out
+
+
+def test_list_json_is_machine_readable(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["--problems", str(root), "list", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data[0]["slug"] == "add" and data[0]["tier"] == "browser"
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "返回"), ("en", "Return")])
+def test_show_prints_the_statement_in_the_chosen_language(
+    root: Path, capsys: pytest.CaptureFixture[str], lang: str, text: str
+) -> None:
+    code, out, _ = run_cli(["--problems", str(root), "show", "add", "--lang", lang], capsys)
+    assert code == 0 and text in out and "define: add" in out
+
+
+def test_show_json_holds_statement_and_starter(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli(
+        ["--problems", str(root), "show", "add", "--json", "--lang", "en"], capsys
+    )
+    data = json.loads(out)
+    assert (
+        code == 0
+        and data["statement"].startswith("# Addition")
+        and "raise NotImplementedError" in data["starter"]
+    )
+
+
+def test_unknown_slug_is_one_line_with_a_suggestion_and_exit_2(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(["--problems", str(root), "show", "adx"], capsys)
+    assert code == 2 and out == ""
+    assert (
+        err.strip()
+        == "judge: unknown problem 'adx' (did you mean 'add'?); `judge list` shows them all"
+    )
+
+
+def test_init_writes_the_starter_and_refuses_to_overwrite(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, _ = run_cli(["--problems", str(root), "init", "add", str(tmp_path)], capsys)
+    target = tmp_path / "add.py"
+    assert code == 0 and target.read_text().startswith("def add")
+    target.write_text("# my work\n")
+    code, _, err = run_cli(["--problems", str(root), "init", "add", str(tmp_path)], capsys)
+    assert code == 2 and "already exists" in err and target.read_text() == "# my work\n"
+    code, _, _ = run_cli(["--problems", str(root), "init", "add", str(tmp_path), "--force"], capsys)
+    assert code == 0 and target.read_text().startswith("def add")
+
+
+def test_init_into_a_missing_folder_is_exit_2(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(["--problems", str(root), "init", "add", str(tmp_path / "nope")], capsys)
+    assert code == 2 and "is not a folder" in err
+
+
+def test_run_accepted_exits_0_with_a_table(
+    root: Path, solution: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(["--problems", str(root), "run", "add", str(solution)], capsys)
+    assert code == 0
+    assert "AC  Accepted: 7/7 cases passed" in out
+    assert "without a sandbox" in err
+
+
+def test_run_wrong_answer_exits_1_and_shows_the_first_failure(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    code, out, _ = run_cli(["--problems", str(root), "run", "add", str(wrong)], capsys)
+    assert code == 1
+    assert "first failure: small" in out and "got:      2" in out and "expected: 3" in out
+
+
+def test_run_syntax_error_is_ce_with_line_and_exit_1(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def add(a, b)\n    return a + b\n")
+    code, out, _ = run_cli(["--problems", str(root), "run", "add", str(bad)], capsys)
+    assert code == 1 and "CE  Compile error (line 1)" in out
+
+
+def test_run_json_is_the_report(
+    root: Path, solution: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(solution), "--json"], capsys
+    )
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "AC" and report["total"] == 7 and err == ""
+
+
+def test_run_prints_submission_output_without_terminal_escapes(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    noisy = tmp_path / "noisy.py"
+    noisy.write_text(
+        "import sys\nsys.stdout.buffer.write(b'\\x1b[2Jhello \\xff\\n')\ndef add(a, b):\n    return a + b\n"
+    )
+    code, out, _ = run_cli(["--problems", str(root), "run", "add", str(noisy)], capsys)
+    assert code == 0 and "hello" in out and "\x1b" not in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe def add", "not valid UTF-8"),
+        (b"def add(a, b):\n    return a + b\0\n", "NUL byte"),
+        (b"#" * (70 * 1024), "the limit is 65,536 bytes"),
+        (b"   \n", "source is empty"),
+    ],
+)
+def test_run_refuses_bad_source_with_one_line_and_exit_2(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    path = tmp_path / "bad.py"
+    path.write_bytes(content)
+    code, out, err = run_cli(["--problems", str(root), "run", "add", str(path)], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and err.startswith(f"judge: {path}:")
+
+
+def test_run_missing_file_or_folder_is_exit_2(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(
+        ["--problems", str(root), "run", "add", str(tmp_path / "none.py")], capsys
+    )
+    assert code == 2 and "no such file" in err
+    code, _, err = run_cli(["--problems", str(root), "run", "add", str(tmp_path)], capsys)
+    assert code == 2 and "is a folder" in err
+
+
+def test_check_passes_a_good_problem(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["--problems", str(root), "check"], capsys)
+    assert code == 0 and "1/1 problems pass" in out
+
+
+def test_check_fails_when_a_wrong_solution_is_accepted(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_problem(
+        files={"solutions/wrong/minus.py": "# expect: WA\ndef add(a, b):\n    return b + a\n"}
+    ).parent
+    code, out, _ = run_cli(["--problems", str(root), "check", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 1 and data[0]["ok"] is False
+    failing = [c for c in data[0]["checks"] if not c["ok"]]
+    assert [c["name"] for c in failing] == ["minus.py gets WA"]
+
+
+def test_check_fails_when_the_starter_passes(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_problem(files={"starter.py": "def add(a, b):\n    return a + b\n"}).parent
+    code, out, _ = run_cli(["--problems", str(root), "check"], capsys)
+    assert code == 1 and "FAIL  starter not AC" in out
+
+
+def test_check_fails_a_nondeterministic_reference(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = "import random\ndef public_cases():\n    return [{'name': 'a', 'args': 0}]\ndef generated_cases(rng):\n    return []\ndef run(sub, args):\n    return sub.add(random.random(), 0)\n"
+    root = make_problem(files={"cases.py": cases}).parent
+    code, out, _ = run_cli(["--problems", str(root), "check"], capsys)
+    assert code == 1 and "FAIL  reference deterministic" in out
+
+
+def test_check_reports_an_invalid_problem(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_problem(files={"solutions/wrong/minus.py": "no header\n"}).parent
+    code, out, _ = run_cli(["--problems", str(root), "check"], capsys)
+    assert code == 1 and "first line must be '# expect: VERDICT'" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["frobnicate"], ["run", "add"], ["list", "--bogus"], ["show", "add", "--lang", "fr"]],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    root: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run_cli(["--problems", str(root), *args], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("judge: ")
+
+
+def test_missing_problems_folder_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(["--problems", str(tmp_path / "none"), "list"], capsys)
+    assert code == 2 and "problems folder not found" in err
+
+
+def test_python_judge_py_works_from_the_repository(tmp_path: Path) -> None:
+    """The handbook says `python judge.py ...`; run it as a learner would, in a fresh process."""
+    solution = tmp_path / "kv.py"
+    reference = REPO / "problems" / "kv-bytes-per-token" / "reference.py"
+    solution.write_text(reference.read_text())
+    proc = subprocess.run(
+        [sys.executable, "judge.py", "run", "kv-bytes-per-token", str(solution)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "AC  Accepted" in proc.stdout
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "judge"
+    if not script.exists():
+        pytest.skip("the package is not installed in this interpreter (make test installs it)")
+    proc = subprocess.run(
+        [str(script), "list", "--json"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and "kv-bytes-per-token" in proc.stdout
