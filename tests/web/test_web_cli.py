@@ -1,0 +1,90 @@
+"""`judge submit` against a real waitress server, and `judge serve`'s start-up."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import waitress
+from flask import Flask
+from web_helpers import make_user
+from web_problem_fixture import GOOD, WRONG
+
+from web import cli
+
+
+@pytest.fixture
+def server(app: Flask) -> Iterator[str]:
+    http = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=http.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{http.effective_port}"  # type: ignore[union-attr]
+    http.close()
+    thread.join(5)
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "solution.py") -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_submit_waits_for_an_accepted_verdict(
+    app: Flask, server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ada = make_user(app.test_client(), "ada")
+    argv = ["add-two", str(write(tmp_path, GOOD)), "--server", server, "--token", ada.token]
+    assert cli.submit(argv) == cli.EXIT_AC
+    assert "add-two: AC (5/5 cases, 100 points)" in capsys.readouterr().out
+
+
+def test_submit_logs_in_with_a_password_and_reports_a_wrong_answer(
+    app: Flask,
+    server: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_user(app.test_client(), "ada")
+    monkeypatch.setenv("JUDGE_PASSWORD", "correct-horse")
+    argv = ["add-two", str(write(tmp_path, WRONG)), "--server", server, "--user", "ada"]
+    assert cli.submit(argv) == cli.EXIT_REJECTED
+    out = capsys.readouterr().out
+    assert ": WA" in out
+    assert "small [public]: WA" in out
+
+
+def test_submit_explains_server_side_errors(
+    app: Flask, server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ada = make_user(app.test_client(), "ada")
+    path = str(write(tmp_path, GOOD))
+    assert cli.submit(["nope", path, "--server", server, "--token", ada.token]) == cli.EXIT_ERROR
+    assert "unknown problem 'nope' (HTTP 404 unknown_problem)" in capsys.readouterr().err
+    assert cli.submit(["add-two", path, "--server", server, "--token", "jdg_bad"]) == 2
+    assert "HTTP 401 bad_token" in capsys.readouterr().err
+
+
+def test_submit_explains_local_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = str(write(tmp_path, GOOD))
+    assert cli.submit(["add-two", good, "--token", "t"]) == cli.EXIT_ERROR
+    assert "--server URL is required" in capsys.readouterr().err
+    missing = str(tmp_path / "missing.py")
+    assert cli.submit(["add-two", missing, "--server", "http://x", "--token", "t"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    latin1 = str(write(tmp_path, b"# caf\xe9\n", "latin1.py"))
+    assert cli.submit(["add-two", latin1, "--server", "http://x", "--token", "t"]) == 2
+    assert "is not UTF-8" in capsys.readouterr().err
+    unreachable = ["add-two", good, "--server", "http://127.0.0.1:9", "--token", "t"]
+    assert cli.submit(unreachable) == cli.EXIT_ERROR
+    assert "cannot reach" in capsys.readouterr().err
+
+
+def test_main_dispatches_and_explains_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == cli.EXIT_ERROR
+    assert "usage" in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""The worker side: claim once, retry internal errors a bounded number of times, and
+pick up rows a crash left behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from web_helpers import make_config, make_user, state, submit, wait_judged
+from web_problem_fixture import GOOD, write_problem
+
+from web import create_app, jobs
+from web.db import transaction
+from web.models import Submission
+
+
+def test_a_failing_judge_is_retried_then_stored_as_ie_never_wa(
+    tmp_path: Path, db_template: Path
+) -> None:
+    root = tmp_path / "problems"
+    # The reference itself crashes: the judge cannot compute expected values.
+    write_problem(root, "broken", reference="def add(a, b):\n    raise RuntimeError('bug')\n")
+    app = create_app(make_config(tmp_path, db_template, root, max_job_attempts=2))
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        sid = submit(client, ada, GOOD, problem="broken")
+        wait_judged(app)
+        view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
+        assert (view["status"], view["verdict"], view["points"]) == ("done", "IE", 0)
+        assert "internal_error" not in view  # the traceback is for administrators
+        with state(app).sessions() as db:
+            assert db.get(Submission, sid).attempts == 2
+        assert client.get("/api/leaderboard").json["entries"] == []
+    finally:
+        state(app).queue.stop()
+
+
+def test_rows_left_running_by_a_crash_are_judged_on_start(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    config = make_config(tmp_path, db_template, problems_root, start_workers=False)
+    first = create_app(config)
+    client = first.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, GOOD)
+    with transaction(state(first).sessions) as db:  # as if a worker died mid-job
+        db.get(Submission, sid).status = "running"
+    state(first).engine.dispose()
+    second = create_app(config.with_(start_workers=True))
+    try:
+        wait_judged(second)
+        with state(second).sessions() as db:
+            row = db.get(Submission, sid)
+            assert (row.status, row.verdict) == ("done", "AC")
+    finally:
+        state(second).queue.stop()
+
+
+def test_a_submission_queued_twice_is_judged_once(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    app = create_app(make_config(tmp_path, db_template, problems_root, start_workers=False))
+    client = app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, GOOD)
+    st = state(app)
+    ctx = jobs.JobContext(st.sessions, st.catalog, 7, None, 3, requeue=lambda _id: None)
+    jobs.run_job(ctx, sid)
+    jobs.run_job(ctx, sid)  # already done: the claim fails, nothing runs
+    with st.sessions() as db:
+        row = db.get(Submission, sid)
+        assert (row.attempts, row.verdict) == (1, "AC")
+
+
+def test_a_stored_verdict_updates_the_board_in_the_same_transaction(
+    app,
+    client,  # type: ignore[no-untyped-def]
+) -> None:
+    ada = make_user(client, "ada")
+    submit(client, ada, GOOD)
+    wait_judged(app)
+    entries = client.get("/api/leaderboard").json["entries"]
+    assert [(e["user"], e["points"], e["solved"]) for e in entries] == [("ada", 100, 1)]

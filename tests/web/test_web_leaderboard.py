@@ -1,0 +1,127 @@
+"""Leaderboards: ordering rules, penalties, last improvement, the speed board."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from flask import Flask
+from flask.testing import FlaskClient
+from web_helpers import make_user, state
+
+from web import standings
+from web.db import transaction
+from web.models import Submission, User
+
+T0 = datetime(2026, 11, 1, 12, 0, 0)
+
+
+def judged(
+    app: Flask,
+    username: str,
+    verdict: str,
+    minute: int,
+    *,
+    slug: str = "add-two",
+    metric: float | None = None,
+    spread: float | None = None,
+    hardware: str | None = None,
+) -> None:
+    """Store a judged submission directly, as a worker would, and refresh the standings."""
+    with transaction(state(app).sessions) as db:
+        user = db.query(User).filter_by(username=username).one()
+        db.add(
+            Submission(
+                user_id=user.id,
+                problem_slug=slug,
+                code="pass",
+                status="done",
+                verdict=verdict,
+                points=100 if verdict == "AC" else 0,
+                created_at=T0 + timedelta(minutes=minute),
+                metric=metric,
+                metric_spread=spread,
+                hardware=hardware,
+            )
+        )
+        db.flush()
+        standings.refresh(db, user.id, slug)
+
+
+def board(client: FlaskClient) -> list[tuple[str, int, int, int]]:
+    entries = client.get("/api/leaderboard").json["entries"]
+    return [(e["user"], e["points"], e["solved"], e["penalty"]) for e in entries]
+
+
+def test_order_is_points_then_penalty_then_earliest_last_improvement(
+    app: Flask, client: FlaskClient
+) -> None:
+    for name in ("alice", "bob", "carol", "dave", "erin"):
+        make_user(client, name)
+    judged(app, "alice", "WA", 1)
+    judged(app, "alice", "AC", 10)
+    judged(app, "bob", "AC", 5)
+    judged(app, "carol", "AC", 20)
+    judged(app, "dave", "AC", 30)
+    judged(app, "dave", "AC", 31, slug="add-more")
+    judged(app, "erin", "WA", 2)
+    assert board(client) == [
+        ("dave", 200, 2, 0),
+        ("bob", 100, 1, 0),
+        ("carol", 100, 1, 0),
+        ("alice", 100, 1, 1),
+        ("erin", 0, 0, 0),
+    ]
+    first = client.get("/api/leaderboard").json["entries"][0]
+    assert first["rank"] == 1
+    assert first["last_improved_at"] == "2026-11-01T12:31:00.000Z"
+
+
+def test_an_equal_score_later_is_not_an_improvement(app: Flask, client: FlaskClient) -> None:
+    make_user(client, "bob")
+    make_user(client, "carol")
+    judged(app, "bob", "AC", 5)
+    judged(app, "carol", "AC", 6)
+    judged(app, "bob", "AC", 50)  # resubmitting does not move bob behind carol
+    assert [e[0] for e in board(client)] == ["bob", "carol"]
+
+
+def test_compile_errors_and_internal_errors_cost_no_penalty(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada")
+    judged(app, "ada", "CE", 1)
+    judged(app, "ada", "IE", 2)
+    judged(app, "ada", "TLE", 3)
+    judged(app, "ada", "AC", 4)
+    judged(app, "ada", "WA", 5)  # after solving: no penalty either
+    assert board(client) == [("ada", 100, 1, 1)]
+    per_problem = client.get("/api/leaderboard/add-two").json["entries"]
+    assert per_problem[0]["attempts"] == 4  # IE is the judge's failure, not an attempt
+
+
+def test_leaderboard_pages_with_limit_and_offset(app: Flask, client: FlaskClient) -> None:
+    for i, name in enumerate(("user1", "user2", "user3")):
+        make_user(client, name)
+        judged(app, name, "AC", i)
+    page = client.get("/api/leaderboard?limit=2&offset=1").json
+    assert page["total"] == 3
+    assert [(e["rank"], e["user"]) for e in page["entries"]] == [(2, "user2"), (3, "user3")]
+    assert client.get("/api/leaderboard?limit=0").status_code == 400
+
+
+def test_speed_board_keeps_each_users_best_accepted_run(app: Flask, client: FlaskClient) -> None:
+    make_user(client, "ada")
+    make_user(client, "bob")
+    judged(app, "ada", "AC", 1, metric=120.0, spread=3.0, hardware="cpu-a")
+    judged(app, "ada", "AC", 2, metric=180.5, spread=4.5, hardware="gpu-b")
+    judged(app, "bob", "AC", 3, metric=150.0, spread=1.0, hardware="cpu-a")
+    judged(app, "bob", "WA", 4, metric=999.0)  # a wrong run's speed never counts
+    speed = client.get("/api/leaderboard/add-two").json["speed"]
+    assert [(s["user"], s["tokens_per_s"], s["spread"], s["hardware"]) for s in speed] == [
+        ("ada", 180.5, 4.5, "gpu-b"),
+        ("bob", 150.0, 1.0, "cpu-a"),
+    ]
+
+
+def test_per_problem_board_for_an_unknown_problem_is_404(client: FlaskClient) -> None:
+    assert client.get("/api/leaderboard/nope").status_code == 404

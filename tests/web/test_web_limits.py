@@ -1,0 +1,97 @@
+"""Rate limits per user and per IP on submissions and log-ins, with Retry-After."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from test_web_api_accounts import error_of
+from web_helpers import PASSWORD, csrf_of, make_config, make_user, state
+from web_problem_fixture import GOOD
+
+from web import create_app
+from web.config import RateLimit
+from web.errors import ApiError
+from web.ratelimit import RateLimiter
+
+
+@pytest.fixture
+def strict_app(tmp_path: Path, db_template: Path, problems_root: Path) -> Flask:
+    config = make_config(
+        tmp_path,
+        db_template,
+        problems_root,
+        submit_per_user=RateLimit(2, 60.0),
+        submit_per_ip=RateLimit(3, 60.0),
+        login_per_user=RateLimit(3, 300.0),
+        login_per_ip=RateLimit(100, 300.0),
+        start_workers=False,  # rows stay queued; these tests only count requests
+    )
+    return create_app(config)
+
+
+def post_code(client: FlaskClient, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    body = {"problem": "add-two", "code": GOOD}
+    return client.post("/api/submissions", json=body, headers=headers)
+
+
+def test_submissions_are_limited_per_user_with_retry_after(strict_app: Flask) -> None:
+    client = strict_app.test_client()
+    ada = make_user(client, "ada")
+    assert [post_code(client, ada.auth).status_code for _ in range(2)] == [202, 202]
+    third = post_code(client, ada.auth)
+    assert third.status_code == 429
+    error = error_of(third)
+    assert error["code"] == "rate_limited"
+    assert "at most 2 per minute" in error["message"]
+    assert int(third.headers["Retry-After"]) >= 1
+
+
+def test_submissions_are_limited_per_ip_across_users(strict_app: Flask) -> None:
+    client = strict_app.test_client()
+    ada, bob = make_user(client, "ada"), make_user(client, "bob")
+    assert [post_code(client, ada.auth).status_code for _ in range(2)] == [202, 202]
+    assert post_code(client, bob.auth).status_code == 202
+    blocked = post_code(client, bob.auth)
+    assert blocked.status_code == 429
+    assert "from this IP" in error_of(blocked)["message"]
+
+
+def test_log_ins_are_limited_per_username(strict_app: Flask) -> None:
+    client = strict_app.test_client()
+    make_user(client, "ada")  # one token request counts as one log-in
+    for _ in range(2):
+        wrong = client.post("/api/token", json={"username": "ada", "password": "nope-nope"})
+        assert wrong.status_code == 401
+    blocked = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
+    assert blocked.status_code == 429
+    assert "log-in attempts" in error_of(blocked)["message"]
+    assert "Retry-After" in blocked.headers
+
+
+def test_rate_limited_login_page_shows_the_message(strict_app: Flask) -> None:
+    client = strict_app.test_client()
+    make_user(client, "ada")
+    state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
+    state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
+    data = {"username": "ada", "password": PASSWORD, "csrf_token": csrf_of(client)}
+    page = client.post("/login", data=data)
+    assert page.status_code == 429
+    assert "too many log-in attempts" in page.get_data(as_text=True)
+
+
+def test_limiter_window_slides() -> None:
+    now = [0.0]
+    limiter = RateLimiter(clock=lambda: now[0])
+    limit = RateLimit(2, 10.0)
+    limiter.hit("k", limit, "things")
+    now[0] = 5.0
+    limiter.hit("k", limit, "things")
+    with pytest.raises(ApiError) as blocked:
+        limiter.hit("k", limit, "things")
+    assert blocked.value.retry_after == 5
+    now[0] = 10.5  # the first event has left the window
+    limiter.hit("k", limit, "things")
+    limiter.hit("other", limit, "things")  # keys are independent

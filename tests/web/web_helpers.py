@@ -1,0 +1,85 @@
+"""Helpers for the web tests: configs, accounts, submitting and waiting for verdicts."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from web.config import RateLimit, WebConfig, sqlite_url
+from web.db import transaction
+from web.models import User
+from web.state import EXTENSION, PlatformState
+
+SECRET_SEED = 918273645546372819
+PASSWORD = "correct-horse"
+
+
+def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: Any) -> WebConfig:
+    database = tmp_path / "judge.sqlite3"
+    shutil.copyfile(db_template, database)
+    config = WebConfig(
+        database_url=sqlite_url(database),
+        problems_dir=problems,
+        secret_key="test-secret-key",
+        judge_seed=SECRET_SEED,
+        workers=2,
+        submit_per_user=RateLimit(50, 60.0),
+        submit_per_ip=RateLimit(100, 60.0),
+        password_method="pbkdf2:sha256:1000",
+    )
+    return config.with_(**changes)
+
+
+def state(app: Flask) -> PlatformState:
+    result: PlatformState = app.extensions[EXTENSION]
+    return result
+
+
+@dataclass(frozen=True)
+class Account:
+    username: str
+    token: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+def make_user(client: FlaskClient, username: str, *, admin: bool = False) -> Account:
+    response = client.post("/api/register", json={"username": username, "password": PASSWORD})
+    assert response.status_code == 201, response.json
+    if admin:
+        app_state = state(client.application)
+        with transaction(app_state.sessions) as db:
+            db.query(User).filter_by(username=username).update({"is_admin": True})
+    token = client.post("/api/token", json={"username": username, "password": PASSWORD})
+    return Account(username, token.json["token"])
+
+
+def submit(client: FlaskClient, who: Account, code: str, problem: str = "add-two") -> int:
+    response = client.post(
+        "/api/submissions", json={"problem": problem, "code": code}, headers=who.auth
+    )
+    assert response.status_code == 202, response.json
+    return int(response.json["id"])
+
+
+def wait_judged(app: Flask) -> None:
+    state(app).queue.join()  # type: ignore[attr-defined]
+
+
+def csrf_of(client: FlaskClient) -> str:
+    return str(client.get("/api/me").json["csrf_token"])
+
+
+def page_login(client: FlaskClient, username: str) -> None:
+    response = client.post(
+        "/login",
+        data={"username": username, "password": PASSWORD, "csrf_token": csrf_of(client)},
+    )
+    assert response.status_code == 303, response.data

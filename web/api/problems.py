@@ -1,0 +1,66 @@
+"""GET /api/problems, GET /api/problems/<slug>, GET /api/problems/<slug>/starter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify
+
+from web.leaderboard import progress
+from web.state import platform
+
+bp = Blueprint("api_problems", __name__)
+
+
+def problem_summary(problem: Any, hidden: set[str]) -> dict[str, Any]:
+    return {
+        "slug": problem.slug,
+        "title": dict(problem.title),
+        "tier": problem.tier,
+        "chapter": problem.chapter,
+        "order": problem.order,
+        "points": problem.points,
+        "tags": list(problem.tags),
+        "limits": {
+            "time_per_case_s": problem.limits.time_per_case_s,
+            "total_time_s": problem.limits.total_time_s,
+            "memory_mb": problem.limits.memory_mb,
+        },
+        "names": list(problem.names),
+        "version": problem.version,
+        "hidden": problem.slug in hidden,
+        "url": f"/api/problems/{problem.slug}",
+    }
+
+
+@bp.get("/problems")
+def list_problems() -> Any:
+    state, viewer = platform(), g.viewer
+    admin = viewer is not None and viewer.is_admin
+    hidden = state.catalog.hidden(g.db)
+    mine = progress(g.db, viewer.id) if viewer is not None else {}
+    out = []
+    for problem in state.catalog.visible(g.db, admin=admin):
+        item = problem_summary(problem, hidden)
+        item["progress"] = mine.get(problem.slug) if viewer is not None else None
+        out.append(item)
+    return jsonify({"problems": out})
+
+
+@bp.get("/problems/<slug>")
+def get_problem(slug: str) -> Any:
+    state, viewer = platform(), g.viewer
+    problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
+    item = problem_summary(problem, state.catalog.hidden(g.db))
+    item["statement"] = {lang: problem.statement(lang) for lang in ("en", "zh")}
+    item["starter"] = problem.starter_source()
+    item["starter_url"] = f"/api/problems/{slug}/starter"
+    item["bundle_url"] = f"/static/dist/problems/{slug}.json"
+    return jsonify(item)
+
+
+@bp.get("/problems/<slug>/starter")
+def starter(slug: str) -> Response:
+    state, viewer = platform(), g.viewer
+    problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
+    return Response(problem.starter_source(), mimetype="text/x-python")

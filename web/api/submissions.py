@@ -1,0 +1,94 @@
+"""POST /api/submissions, GET /api/submissions[/<id>[/events]]."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request
+from sqlalchemy.orm import Session, sessionmaker
+
+from web import submissions
+from web.auth import Viewer, require_user
+from web.inputs import client_ip, int_arg, json_body, required_str
+from web.state import platform
+
+bp = Blueprint("api_submissions", __name__)
+POLL_S = 0.25  # how often an event stream re-reads the row
+
+
+@bp.post("/submissions")
+def create() -> Any:
+    viewer = require_user()
+    body = json_body()
+    slug = required_str(body, "problem")
+    code = required_str(body, "code")
+    new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
+    url = f"/api/submissions/{new_id}"
+    payload = {"id": new_id, "status": "queued", "url": url, "events_url": f"{url}/events"}
+    return jsonify(payload), 202, {"Location": url}
+
+
+@bp.get("/submissions/<int:submission_id>")
+def show(submission_id: int) -> Any:
+    return jsonify(_view(g.db, g.viewer, submission_id))
+
+
+def _view(db: Session, viewer: Viewer | None, submission_id: int) -> dict[str, Any]:
+    sub, username = submissions.find(db, submission_id)
+    if viewer is not None and submissions.can_see_details(viewer, sub):
+        return submissions.details(sub, username, admin=viewer.is_admin)
+    return submissions.summary(sub, username)
+
+
+@bp.get("/submissions")
+def index() -> Any:
+    query = submissions.SubmissionQuery(
+        problem=request.args.get("problem") or None,
+        username=request.args.get("user") or None,
+        before=int_arg("before", 0, low=0, high=2**62) or None,
+        limit=int_arg("limit", 50, low=1, high=200),
+    )
+    rows = submissions.search(g.db, query)
+    items = [submissions.summary(s, name) for s, name in rows]
+    next_url = None
+    if len(rows) == query.limit:
+        args = {k: v for k, v in request.args.items() if k != "before"}
+        args["before"] = str(rows[-1][0].id)
+        next_url = "/api/submissions?" + "&".join(f"{k}={v}" for k, v in args.items())
+    return jsonify({"submissions": items, "next": next_url})
+
+
+@bp.get("/submissions/<int:submission_id>/events")
+def events(submission_id: int) -> Response:
+    """Server-sent events: a `status` event whenever the status changes, the full record
+    as a `done` event at the end. The stream closes after events_max_s; reconnect."""
+    submissions.find(g.db, submission_id)  # 404 before a stream starts
+    state = platform()
+    deadline = time.monotonic() + state.config.events_max_s
+    return Response(
+        _stream(state.sessions, g.viewer, submission_id, deadline),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _stream(
+    sessions: sessionmaker[Session], viewer: Viewer | None, submission_id: int, deadline: float
+) -> Iterator[str]:
+    # Its own short sessions: the request's session is closed once the response starts.
+    last = None
+    yield "retry: 1000\n\n"
+    while time.monotonic() < deadline:
+        with sessions() as db:
+            view = _view(db, viewer, submission_id)
+        if view["status"] != last:
+            last = view["status"]
+            kind = "done" if last == "done" else "status"
+            yield f"event: {kind}\ndata: {json.dumps(view, ensure_ascii=False)}\n\n"
+            if kind == "done":
+                return
+        time.sleep(POLL_S)
+    yield "event: timeout\ndata: {}\n\n"

@@ -1,0 +1,140 @@
+"""Building the Flask app: config, database, problems, queue, request hooks, blueprints."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, request
+from sqlalchemy.orm import Session
+
+from web import migrate
+from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
+from web.catalog import ProblemCatalog
+from web.config import WebConfig, load_config
+from web.db import make_engine, make_sessions
+from web.errors import register_error_handlers
+from web.i18n import pick_language, translate
+from web.jobqueue import WorkerPool
+from web.jobs import JobContext, recover, run_job
+from web.judging import load_launcher
+from web.ratelimit import RateLimiter
+from web.state import EXTENSION, PlatformState
+
+log = logging.getLogger(__name__)
+WEB_DIR = Path(__file__).resolve().parent
+# Endpoints that take credentials in the body instead of a cookie, so no CSRF token.
+CSRF_EXEMPT = frozenset({"api_accounts.register", "api_accounts.token"})
+
+
+def build_app(config: WebConfig | None = None) -> Flask:
+    config = config or load_config()
+    migrate.upgrade(config.database_url)
+    app = Flask(__name__, static_folder=str(WEB_DIR / "static"), static_url_path="/static")
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        MAX_CONTENT_LENGTH=config.max_request_bytes,
+        MAX_FORM_MEMORY_SIZE=config.max_request_bytes,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.secure_cookies,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep documented field order
+    app.extensions[EXTENSION] = _make_state(config)
+    register_error_handlers(app)
+    _register_hooks(app)
+    _register_blueprints(app)
+    return app
+
+
+def _make_state(config: WebConfig) -> PlatformState:
+    engine = make_engine(config.database_url)
+    sessions = make_sessions(engine)
+    catalog = ProblemCatalog(config.problems_dir)
+    launcher = load_launcher(config.launcher)
+    pool_ref: list[WorkerPool] = []
+    ctx = JobContext(
+        sessions=sessions,
+        problems=catalog,
+        judge_seed=config.judge_seed,
+        launcher=launcher,
+        max_attempts=config.max_job_attempts,
+        requeue=lambda sid: pool_ref[0].enqueue(sid),
+    )
+    pool = WorkerPool(lambda sid: run_job(ctx, sid), config.workers)
+    pool_ref.append(pool)
+    if config.start_workers:
+        pool.start()
+        for submission_id in recover(sessions):
+            pool.enqueue(submission_id)
+    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter())
+
+
+def _register_hooks(app: Flask) -> None:
+    @app.before_request
+    def open_request() -> None:
+        g.lang = pick_language()
+        if request.endpoint == "static":
+            g.viewer = None
+            return
+        state: PlatformState = app.extensions[EXTENSION]
+        g.db = state.sessions()
+        g.viewer = load_viewer(g.db)
+        if request.method not in ("GET", "HEAD", "OPTIONS") and _needs_csrf(g.viewer):
+            check_csrf()
+
+    @app.teardown_request
+    def close_request(_exc: BaseException | None) -> None:
+        db: Session | None = g.pop("db", None)
+        if db is not None:
+            db.close()
+
+    @app.after_request
+    def security_headers(response: Any) -> Any:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+    @app.context_processor
+    def template_globals() -> dict[str, Any]:
+        lang = g.get("lang", "en")
+        return {
+            "lang": lang,
+            "t": lambda key: translate(key, lang),
+            "viewer": g.get("viewer"),
+            "csrf_token": csrf_token,
+            "csrf_field": CSRF_FIELD,
+            "app_js": (WEB_DIR / "static" / "dist" / "app.js").is_file(),
+            "app_css": (WEB_DIR / "static" / "dist" / "app.css").is_file(),
+        }
+
+
+def _needs_csrf(viewer: Viewer | None) -> bool:
+    if request.endpoint in CSRF_EXEMPT:
+        return False
+    if request.path.startswith("/api/"):
+        # API calls with a bearer token carry no ambient credential; cookie calls do.
+        return viewer is not None and not viewer.via_token
+    return True  # every page form, logged in or not (log-in CSRF included)
+
+
+def _register_blueprints(app: Flask) -> None:
+    from web.api import accounts, admin, leaderboard, problems, submissions
+    from web.pages import accounts as page_accounts
+    from web.pages import admin as page_admin
+    from web.pages import leaderboard as page_leaderboard
+    from web.pages import problems as page_problems
+    from web.pages import submissions as page_submissions
+
+    for module in (accounts, admin, leaderboard, problems, submissions):
+        app.register_blueprint(module.bp, url_prefix="/api")
+    for module in (
+        page_accounts,
+        page_admin,
+        page_leaderboard,
+        page_problems,
+        page_submissions,
+    ):
+        app.register_blueprint(module.bp)

@@ -1,0 +1,71 @@
+"""The problems the platform serves: the core's ProblemSet plus the admin's hidden flags."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from web import judging
+from web.errors import ApiError
+from web.models import ProblemFlag
+
+
+class ProblemCatalog:
+    """Loads problems/ once (each load hashes every file for the version); `reload()` picks
+    up edited folders, as a new version, before a rejudge."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._problems: list[Any] = []
+        self._by_slug: dict[str, Any] = {}
+        self.reload()
+
+    def reload(self) -> None:
+        problem_set = judging.load_problems(self.root)
+        problems = problem_set.all()
+        with self._lock:
+            self._set = problem_set
+            self._problems = problems
+            self._by_slug = {p.slug: p for p in problems}
+
+    def all(self) -> list[Any]:
+        return list(self._problems)
+
+    def get(self, slug: str) -> Any:
+        """The spec; raises judging.UnknownProblem (with a did-you-mean) for an unknown slug."""
+        problem = self._by_slug.get(slug)
+        if problem is None:
+            return self._set.get(slug)  # raises UnknownProblem, or loads a folder added since
+        return problem
+
+    def hidden(self, db: Session) -> set[str]:
+        return set(db.scalars(select(ProblemFlag.slug).where(ProblemFlag.hidden.is_(True))))
+
+    def visible(self, db: Session, *, admin: bool) -> list[Any]:
+        """Every problem for an admin; the others without hidden ones."""
+        hidden = set() if admin else self.hidden(db)
+        return [p for p in self.all() if p.slug not in hidden]
+
+    def find(self, db: Session, slug: object, *, admin: bool) -> Any:
+        """A problem the viewer may see, or a 404 with the core's did-you-mean message."""
+        if not isinstance(slug, str) or not slug:
+            raise ApiError(400, "missing_field", "problem must be a problem slug", field="problem")
+        hidden = set() if admin else self.hidden(db)
+        try:
+            problem = self.get(slug)
+        except judging.UnknownProblem as exc:
+            hint = exc.suggestion if exc.suggestion not in hidden else None
+            raise _unknown(slug, hint) from None
+        if slug in hidden:
+            raise _unknown(slug, None)  # the same answer as for a slug that never existed
+        return problem
+
+
+def _unknown(slug: str, suggestion: str | None) -> ApiError:
+    hint = f"; did you mean {suggestion!r}?" if suggestion else ""
+    return ApiError(404, "unknown_problem", f"unknown problem {slug!r}{hint}", field="problem")

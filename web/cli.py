@@ -1,0 +1,194 @@
+"""`judge serve` (the platform under waitress) and `judge submit` (a file to a server,
+waiting for the verdict). `submit` uses only the standard library."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+EXIT_AC, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
+
+
+def serve(argv: list[str] | None = None) -> int:
+    """Run migrations, start the worker pool and serve with waitress (not the dev server)."""
+    parser = argparse.ArgumentParser(prog="judge serve", description=serve.__doc__)
+    parser.add_argument("--host", default=os.environ.get("JUDGE_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("JUDGE_PORT", "8000")))
+    parser.add_argument("--threads", type=int, default=16, help="HTTP threads (default 16)")
+    parser.add_argument("--workers", type=int, help="judging threads (default $JUDGE_WORKERS or 2)")
+    parser.add_argument("--database-url", help="default: sqlite in the instance folder")
+    parser.add_argument("--problems", type=Path, help="problems folder (default: ./problems)")
+    parser.add_argument("--instance", type=Path, help="folder for the database and secrets")
+    parser.add_argument("--make-admin", metavar="USERNAME", help="grant admin to this user first")
+    args = parser.parse_args(argv)
+
+    import waitress
+
+    from web import create_app
+    from web.config import load_config
+
+    overrides: dict[str, Any] = {}
+    if args.workers is not None:
+        overrides["workers"] = args.workers
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    if args.problems:
+        overrides["problems_dir"] = args.problems.resolve()
+    app = create_app(load_config(args.instance, **overrides))
+    if args.make_admin and not _grant_admin(app, args.make_admin):
+        print(f"judge serve: no user {args.make_admin!r} to make admin", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"serving on http://{args.host}:{args.port}/", flush=True)
+    try:
+        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="judge")
+    finally:
+        app.extensions["judge_platform"].queue.stop()
+    return 0
+
+
+def _grant_admin(app: Any, username: str) -> bool:
+    from sqlalchemy import update
+
+    from web.db import transaction
+    from web.models import User
+
+    state = app.extensions["judge_platform"]
+    with transaction(state.sessions) as db:
+        changed = db.execute(
+            update(User).where(User.username == username).values(is_admin=True)
+        ).rowcount
+    return bool(changed == 1)
+
+
+def submit(argv: list[str] | None = None) -> int:
+    """Submit FILE for SLUG to a judge server and wait for the verdict."""
+    parser = argparse.ArgumentParser(prog="judge submit", description=submit.__doc__)
+    parser.add_argument("slug")
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--server", default=os.environ.get("JUDGE_SERVER"), help="base URL")
+    parser.add_argument("--token", default=os.environ.get("JUDGE_TOKEN"), help="API token")
+    parser.add_argument("--user", help="log in as this user (password from $JUDGE_PASSWORD)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    try:
+        return _submit(args)
+    except SubmitError as exc:
+        print(f"judge submit: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+class SubmitError(Exception):
+    """A problem with the command line, the file or the server; the message is complete."""
+
+
+def _submit(args: argparse.Namespace) -> int:
+    if not args.server:
+        raise SubmitError("--server URL is required (or set JUDGE_SERVER)")
+    client = ApiClient(args.server.rstrip("/"))
+    code = _read_code(args.file)
+    client.token = args.token or _token_from_password(client, args.user)
+    created = client.call("POST", "/api/submissions", {"problem": args.slug, "code": code})
+    print(f"submitted #{created['id']}; waiting for the verdict...", file=sys.stderr)
+    result = _wait(client, str(created["url"]), args.timeout)
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _describe(result))
+    return EXIT_AC if result.get("verdict") == "AC" else EXIT_REJECTED
+
+
+def _read_code(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise SubmitError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SubmitError(f"{path} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _token_from_password(client: ApiClient, user: str | None) -> str:
+    if not user:
+        raise SubmitError("give --token (or $JUDGE_TOKEN), or --user to log in")
+    password = os.environ.get("JUDGE_PASSWORD") or getpass.getpass(f"password for {user}: ")
+    return str(client.call("POST", "/api/token", {"username": user, "password": password})["token"])
+
+
+def _wait(client: ApiClient, url: str, timeout: float) -> dict[str, Any]:
+    deadline, delay = time.monotonic() + timeout, 0.2
+    while True:
+        result = client.call("GET", url)
+        if result.get("status") == "done":
+            return result
+        if time.monotonic() > deadline:
+            raise SubmitError(f"no verdict after {timeout:g} s (status {result.get('status')})")
+        time.sleep(delay)
+        delay = min(delay * 1.5, 2.0)
+
+
+def _describe(result: dict[str, Any]) -> str:
+    passed, total, points = result.get("passed", 0), result.get("total", 0), result.get("points", 0)
+    lines = [
+        f"#{result['id']} {result['problem']}: {result['verdict']} "
+        f"({passed}/{total} cases, {points} points)"
+    ]
+    error = result.get("compile_error")
+    if error:
+        where = f" (line {error['line']})" if error.get("line") else ""
+        lines.append(f"  compile error{where}: {error.get('message', '')}")
+    for case in result.get("cases", []):
+        if case.get("verdict") != "AC":
+            kind = "public" if case.get("public") else "hidden"
+            lines.append(
+                f"  {case['name']} [{kind}]: {case.get('verdict')} {case.get('message', '')}"
+            )
+    return "\n".join(lines)
+
+
+class ApiClient:
+    def __init__(self, base: str, token: str | None = None) -> None:
+        self.base = base
+        self.token = token
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return dict(json.load(response))
+        except urllib.error.HTTPError as exc:
+            raise SubmitError(_error_message(exc)) from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise SubmitError(f"cannot reach {self.base}: {exc}") from None
+
+
+def _error_message(exc: urllib.error.HTTPError) -> str:
+    try:
+        error = json.load(exc)["error"]
+        return f"{error['message']} (HTTP {exc.code} {error['code']})"
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {exc.code} {exc.reason}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m web.cli serve|submit ...` until the judge CLI wires these in."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {"serve": serve, "submit": submit}
+    if not argv or argv[0] not in commands:
+        print("usage: python -m web.cli {serve,submit} ...", file=sys.stderr)
+        return EXIT_ERROR
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The platform's settings: one frozen dataclass, read once when the app is created."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_INSTANCE = REPO_ROOT / "instance"
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `count` events per `per_s` seconds for one key (a user or an IP address)."""
+
+    count: int
+    per_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    database_url: str
+    problems_dir: Path
+    secret_key: str
+    # The seed for the hidden generated cases; never sent to a browser or a submission.
+    judge_seed: int
+    workers: int = 2
+    # "module:callable" returning a launcher for judge_source; empty = the core's default.
+    launcher: str = ""
+    max_request_bytes: int = 256 * 1024
+    max_job_attempts: int = 3
+    submit_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 60.0))
+    submit_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 60.0))
+    login_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
+    login_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
+    register_per_ip: RateLimit = field(default_factory=lambda: RateLimit(10, 3600.0))
+    # Seconds an SSE stream stays open before the client reconnects (it frees a server thread).
+    events_max_s: float = 55.0
+    start_workers: bool = True
+    secure_cookies: bool = False
+    # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
+    password_method: str = "scrypt"
+
+    def with_(self, **changes: object) -> WebConfig:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
+    """Settings from the environment (JUDGE_*), with secrets kept in the instance folder."""
+    instance = Path(os.environ.get("JUDGE_INSTANCE", instance or DEFAULT_INSTANCE))
+    instance.mkdir(parents=True, exist_ok=True)
+    env = os.environ
+    config = WebConfig(
+        database_url=env.get("JUDGE_DATABASE_URL") or sqlite_url(instance / "judge.sqlite3"),
+        problems_dir=Path(env.get("JUDGE_PROBLEMS", REPO_ROOT / "problems")),
+        secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
+        judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
+        workers=int(env.get("JUDGE_WORKERS", "2")),
+        launcher=env.get("JUDGE_LAUNCHER", ""),
+        secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
+    )
+    return config.with_(**overrides) if overrides else config
+
+
+def _instance_secret(path: Path, nbytes: int = 32) -> str:
+    """A random hex secret created on first start and kept, so restarts keep sessions valid."""
+    if path.is_file():
+        return path.read_text(encoding="ascii").strip()
+    value = secrets.token_hex(nbytes)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(value)
+    return value

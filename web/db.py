@@ -1,0 +1,52 @@
+"""The database engine and sessions; SQLite gets WAL mode, PostgreSQL is used as given."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def utcnow() -> datetime:
+    """Naive UTC: SQLite has no time zones, so every stored time is UTC without tzinfo."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat(timespec="milliseconds") + "Z"
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if url.startswith("sqlite"):
+        # Worker threads and request threads share the pool, hence check_same_thread off.
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets page reads proceed while a worker writes a verdict.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def make_sessions(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    """A session whose work is committed on success and rolled back on error."""
+    with sessions() as session, session.begin():
+        yield session

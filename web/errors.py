@@ -1,0 +1,82 @@
+"""One error shape for the API, {"error": {"status", "code", "message"}}, and HTML for pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+# Stable machine-readable codes for the HTTP errors werkzeug raises on its own.
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    500: "internal_error",
+}
+
+
+class ApiError(Exception):
+    """A user-caused error with a status, a stable code and a message fit to show."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        retry_after: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after = retry_after
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        if self.retry_after is not None:
+            error["retry_after"] = self.retry_after
+        return {"error": error}
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/api"
+
+
+def register_error_handlers(app: Flask) -> None:
+    app.register_error_handler(ApiError, _api_error)
+    app.register_error_handler(HTTPException, _http_error)
+
+
+def _api_error(exc: ApiError) -> tuple[Response | str, int, dict[str, str]]:
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else {}
+    if wants_json():
+        return jsonify(exc.body()), exc.status, headers
+    page = render_template("error.html", status=exc.status, message=exc.message)
+    return page, exc.status, headers
+
+
+def _http_error(exc: HTTPException) -> Any:
+    status = exc.code or 500
+    message = _http_message(status, exc)
+    return _api_error(ApiError(status, _HTTP_CODES.get(status, "http_error"), message))
+
+
+def _http_message(status: int, exc: HTTPException) -> str:
+    if status == 413:
+        return "the request body is larger than the server accepts"
+    if status == 404:
+        return "no such page or resource"
+    if status == 405:
+        return f"method {request.method} is not allowed here"
+    return exc.description or exc.name

@@ -1,0 +1,105 @@
+"""The one place the platform calls the judge core: loading problems, checking source,
+judging, and reading a report into the columns the platform stores."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge.errors import SourceError, UnknownProblem
+from judge.judging import judge_source
+from judge.problemset import ProblemSet
+from judge.source import validate_source
+
+__all__ = ["Outcome", "ProblemSet", "UnknownProblem", "judge", "load_launcher", "source_problem"]
+
+FINAL_VERDICTS = ("AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A judged run, as stored on a submission row."""
+
+    verdict: str
+    version: str
+    points: int
+    passed: int
+    total: int
+    time_ms: float | None
+    report_json: str
+    metric: float | None = None
+    metric_spread: float | None = None
+    hardware: str | None = None
+
+
+def load_problems(root: Path) -> ProblemSet:
+    return ProblemSet(root)
+
+
+def source_problem(code: str) -> str | None:
+    """Why this source may not be stored (non-UTF-8, NUL bytes, too large, empty), or None."""
+    try:
+        validate_source(code)
+    except SourceError as exc:
+        return str(exc)
+    return None
+
+
+def load_launcher(spec: str) -> Any:
+    """`module:callable` from the config, called once to build the sandbox launcher."""
+    if not spec:
+        return None
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"launcher {spec!r} must look like 'package.module:factory'")
+    return getattr(importlib.import_module(module_name), attr)()
+
+
+def judge(problem: Any, code: str, *, seed: int, launcher: Any) -> Outcome:
+    try:
+        report = judge_source(problem, code, seed=seed, launcher=launcher).to_dict(admin=True)
+    except SourceError as exc:
+        # Checked before storing, so only a changed limit gets here; the source is at fault.
+        report = {"verdict": "CE", "compile_error": {"kind": "source", "message": str(exc)}}
+    return outcome_from_report(problem.points, report)
+
+
+def outcome_from_report(max_points: int, report: dict[str, Any]) -> Outcome:
+    verdict = str(report.get("verdict", "IE"))
+    if verdict not in FINAL_VERDICTS:
+        verdict = "IE"
+    speed = report.get("speed") if isinstance(report.get("speed"), dict) else {}
+    env = report.get("environment") if isinstance(report.get("environment"), dict) else {}
+    return Outcome(
+        verdict=verdict,
+        version=str(report.get("version", "")),
+        points=_points(max_points, verdict, report.get("score")),
+        passed=int(report.get("passed", 0)),
+        total=int(report.get("total", 0)),
+        time_ms=_number(report.get("time_ms")),
+        report_json=json.dumps(report, ensure_ascii=False, allow_nan=False),
+        metric=_number(speed.get("tokens_per_s")) if verdict == "AC" else None,
+        metric_spread=_number(speed.get("spread")),
+        hardware=_hardware(env),
+    )
+
+
+def _points(max_points: int, verdict: str, score: Any) -> int:
+    # The core scores a run in points: the problem's points on AC, else 0. Clamped so a
+    # report can never award more than the problem is worth.
+    value = _number(score)
+    if verdict != "AC" or value is None:
+        return 0
+    return max(0, min(max_points, int(value)))
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _hardware(env: dict[str, Any]) -> str | None:
+    parts = [str(env[key]) for key in ("device", "gpu", "cpu") if env.get(key)]
+    return " / ".join(parts)[:200] or None

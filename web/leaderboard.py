@@ -1,0 +1,123 @@
+"""Leaderboard reads: each board is one SQL query over indexed columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from web.db import iso
+from web.models import ProblemResult, Standing, Submission, User
+
+
+def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
+    """Points desc, solved desc, penalty asc, then the earlier last improvement wins."""
+    rows = db.execute(
+        select(User.username, Standing)
+        .join(User, User.id == Standing.user_id)
+        .order_by(
+            Standing.points.desc(),
+            Standing.solved.desc(),
+            Standing.penalty,
+            Standing.last_improved_at,
+            Standing.user_id,
+        )
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    total = db.scalar(select(func.count()).select_from(Standing)) or 0
+    entries = [
+        {
+            "rank": offset + i + 1,
+            "user": name,
+            "points": s.points,
+            "solved": s.solved,
+            "penalty": s.penalty,
+            "last_improved_at": iso(s.last_improved_at),
+        }
+        for i, (name, s) in enumerate(rows)
+    ]
+    return {"total": total, "offset": offset, "limit": limit, "entries": entries}
+
+
+def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
+    rows = db.execute(
+        select(User.username, ProblemResult)
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug)
+        .order_by(
+            ProblemResult.best_points.desc(),
+            ProblemResult.wrong_before_ac,
+            ProblemResult.improved_at,
+            ProblemResult.user_id,
+        )
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "rank": i + 1,
+            "user": name,
+            "points": r.best_points,
+            "solved": r.solved,
+            "penalty": r.wrong_before_ac if r.solved else 0,
+            "attempts": r.attempts,
+            "improved_at": iso(r.improved_at),
+        }
+        for i, (name, r) in enumerate(rows)
+    ]
+
+
+def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
+    """Each user's fastest accepted run (tokens/s) with its spread and hardware."""
+    ranked = (
+        select(
+            Submission.user_id,
+            Submission.id,
+            Submission.metric,
+            Submission.metric_spread,
+            Submission.hardware,
+            Submission.created_at,
+            func.row_number()
+            .over(
+                partition_by=Submission.user_id,
+                order_by=(Submission.metric.desc(), Submission.id),
+            )
+            .label("nth"),
+        )
+        .where(
+            Submission.problem_slug == slug,
+            Submission.verdict == "AC",
+            Submission.metric.is_not(None),
+        )
+        .subquery()
+    )
+    rows = db.execute(
+        select(User.username, ranked)
+        .join(User, User.id == ranked.c.user_id)
+        .where(ranked.c.nth == 1)
+        .order_by(ranked.c.metric.desc(), ranked.c.id)
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "rank": i + 1,
+            "user": r.username,
+            "submission": r.id,
+            "tokens_per_s": r.metric,
+            "spread": r.metric_spread,
+            "hardware": r.hardware,
+            "submitted_at": iso(r.created_at),
+        }
+        for i, r in enumerate(rows)
+    ]
+
+
+def progress(db: Session, user_id: int) -> dict[str, str]:
+    """slug -> "solved" or "tried" for one user (the problem list's progress column)."""
+    rows = db.execute(
+        select(ProblemResult.problem_slug, ProblemResult.solved).where(
+            ProblemResult.user_id == user_id
+        )
+    ).all()
+    return {slug: "solved" if solved else "tried" for slug, solved in rows}

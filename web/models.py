@@ -1,0 +1,133 @@
+"""The stored records: users, API tokens, submissions, hidden-problem flags, standings."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from web.db import utcnow
+
+STATUSES = ("queued", "running", "done")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ApiToken(Base):
+    """A bearer token for programs; only its SHA-256 is stored."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    problem_slug: Mapped[str] = mapped_column(String(64))
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    # Filled when judged: the problem version the verdict is for, and the verdict.
+    problem_version: Mapped[str | None] = mapped_column(String(64))
+    verdict: Mapped[str | None] = mapped_column(String(8))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    time_ms: Mapped[float | None] = mapped_column(Float)
+    report_json: Mapped[str | None] = mapped_column(Text)
+    # Speed problems: the measured rate, its spread and the hardware that measured it.
+    metric: Mapped[float | None] = mapped_column(Float)
+    metric_spread: Mapped[float | None] = mapped_column(Float)
+    hardware: Mapped[str | None] = mapped_column(String(200))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    judged_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    __table_args__ = (
+        Index("ix_submissions_user_problem", "user_id", "problem_slug", "id"),
+        Index("ix_submissions_problem", "problem_slug", "id"),
+        Index("ix_submissions_status", "status", "id"),
+        Index("ix_submissions_speed", "problem_slug", "verdict", "metric"),
+    )
+
+
+class ProblemFlag(Base):
+    """Admin state per problem slug; the problem itself lives in problems/<slug>/."""
+
+    __tablename__ = "problem_flags"
+
+    slug: Mapped[str] = mapped_column(String(64), primary_key=True)
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ProblemResult(Base):
+    """One user's best on one problem, recomputed from submissions whenever a verdict lands."""
+
+    __tablename__ = "problem_results"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_slug: Mapped[str] = mapped_column(String(64), primary_key=True)
+    best_points: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Rejected (not AC, not CE) submissions before the first AC; the penalty on solving.
+    wrong_before_ac: Mapped[int] = mapped_column(Integer, default=0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    improved_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    __table_args__ = (Index("ix_problem_results_problem", "problem_slug"),)
+
+
+class Standing(Base):
+    """One row per user on the board; the leaderboard is one indexed ORDER BY over it."""
+
+    __tablename__ = "standings"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    penalty: Mapped[int] = mapped_column(Integer, default=0)
+    last_improved_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# The board's exact order, so the leaderboard is an index walk (directions must match).
+Index(
+    "ix_standings_rank",
+    Standing.points.desc(),
+    Standing.solved.desc(),
+    Standing.penalty,
+    Standing.last_improved_at,
+    Standing.user_id,
+)

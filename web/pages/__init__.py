@@ -1,0 +1,1 @@
+"""Server-rendered pages: one blueprint per resource; front-end scripts hook into them."""

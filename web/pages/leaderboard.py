@@ -1,0 +1,31 @@
+"""The overall leaderboard page and a problem's board (with the speed board)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, g, render_template
+
+from web import leaderboard
+from web.inputs import int_arg
+from web.state import platform
+
+bp = Blueprint("leaderboard", __name__)
+PAGE = 100
+
+
+@bp.get("/leaderboard")
+def overall() -> str:
+    offset = int_arg("offset", 0, low=0, high=10_000_000)
+    board = leaderboard.overall(g.db, limit=PAGE, offset=offset)
+    return render_template("leaderboard.html", board=board, page=PAGE)
+
+
+@bp.get("/leaderboard/<slug>")
+def per_problem(slug: str) -> str:
+    viewer = g.viewer
+    problem = platform().catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
+    return render_template(
+        "leaderboard_problem.html",
+        problem=problem,
+        entries=leaderboard.problem_board(g.db, problem.slug, limit=PAGE),
+        speed=leaderboard.speed_board(g.db, problem.slug, limit=PAGE),
+    )

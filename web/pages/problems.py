@@ -1,0 +1,84 @@
+"""The problem list, a problem's page, the no-script submit form and the language switch."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, g, redirect, render_template, request, url_for
+
+from web import submissions
+from web.auth import require_user
+from web.errors import ApiError
+from web.i18n import COOKIE, LANGS
+from web.inputs import client_ip
+from web.leaderboard import progress
+from web.markdown import render_markdown
+from web.state import platform
+
+bp = Blueprint("problems", __name__)
+YEAR_S = 365 * 24 * 3600
+
+
+@bp.get("/")
+def index() -> str:
+    state, viewer = platform(), g.viewer
+    admin = viewer is not None and viewer.is_admin
+    problems = state.catalog.visible(g.db, admin=admin)
+    return render_template(
+        "problems.html",
+        chapters=_by_chapter(problems),
+        hidden=state.catalog.hidden(g.db),
+        progress=progress(g.db, viewer.id) if viewer is not None else {},
+    )
+
+
+def _by_chapter(problems: list[Any]) -> list[tuple[str, list[Any]]]:
+    # ProblemSet.all() is already in chapter order; keep that order, group adjacent runs.
+    groups: list[tuple[str, list[Any]]] = []
+    for problem in problems:
+        if not groups or groups[-1][0] != problem.chapter:
+            groups.append((problem.chapter, []))
+        groups[-1][1].append(problem)
+    return groups
+
+
+@bp.get("/problems/<slug>")
+def show(slug: str) -> str:
+    state, viewer = platform(), g.viewer
+    problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
+    history = []
+    if viewer is not None:
+        query = submissions.SubmissionQuery(slug, viewer.username, None, 20)
+        history = [sub for sub, _ in submissions.search(g.db, query)]
+    return render_template(
+        "problem.html",
+        problem=problem,
+        statement_html=render_markdown(problem.statement(g.lang)),
+        starter=problem.starter_source(),
+        history=history,
+    )
+
+
+@bp.post("/problems/<slug>/submit")
+def submit(slug: str) -> Any:
+    """The form fallback for browsers without scripts; the editor posts to the API."""
+    viewer = require_user()
+    code = request.form.get("code")
+    if code is None:
+        raise ApiError(400, "missing_field", "code is required", field="code")
+    new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
+    return redirect(url_for("submissions.show", submission_id=new_id), code=303)
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str) -> Any:
+    if code not in LANGS:
+        raise ApiError(404, "unknown_language", f"language must be one of {', '.join(LANGS)}")
+    target = request.args.get("next", "/")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/"):
+        target = "/"  # only same-site paths: no open redirect
+    response = redirect(target, code=303)
+    response.set_cookie(COOKIE, code, max_age=YEAR_S, samesite="Lax")
+    return response

@@ -1,0 +1,117 @@
+"""Submissions as the platform sees them: stored, then queued; listed; shown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from web import judging
+from web.auth import Viewer
+from web.db import iso
+from web.errors import ApiError
+from web.models import Submission, User
+from web.state import PlatformState
+
+# Report fields an owner sees beyond the summary; anything else in a report stays private.
+CASE_FIELDS = ("name", "public", "verdict", "time_ms", "message", "line", "traceback")
+VALUE_FIELDS = ("got", "expected")  # public cases only
+REPORT_FIELDS = ("compile_error", "stdout", "stderr", "seed", "environment")
+ADMIN_FIELDS = ("internal_error",)
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionQuery:
+    problem: str | None
+    username: str | None
+    before: int | None
+    limit: int
+
+
+def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: str, ip: str) -> int:
+    """Validate, rate-limit, store as queued, commit, then enqueue; returns the new id."""
+    problem = state.catalog.find(db, slug, admin=viewer.is_admin)
+    reason = judging.source_problem(code)
+    if reason is not None:
+        raise ApiError(400, "invalid_code", reason, field="code")
+    state.limiter.hit(f"submit:user:{viewer.id}", state.config.submit_per_user, "submissions")
+    state.limiter.hit(f"submit:ip:{ip}", state.config.submit_per_ip, "submissions from this IP")
+    submission = Submission(user_id=viewer.id, problem_slug=problem.slug, code=code)
+    db.add(submission)
+    db.commit()  # stored before it is queued: a crash now leaves a 'queued' row to recover
+    state.queue.enqueue(submission.id)
+    return submission.id
+
+
+def find(db: Session, submission_id: int) -> tuple[Submission, str]:
+    row = db.execute(
+        select(Submission, User.username)
+        .join(User, User.id == Submission.user_id)
+        .where(Submission.id == submission_id)
+    ).first()
+    if row is None:
+        raise ApiError(404, "unknown_submission", f"no submission {submission_id}")
+    return row[0], row[1]
+
+
+def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
+    """Newest first, keyset-paged by id; every filter is served by an index."""
+    stmt = select(Submission, User.username).join(User, User.id == Submission.user_id)
+    if query.problem:
+        stmt = stmt.where(Submission.problem_slug == query.problem)
+    if query.username:
+        stmt = stmt.where(User.username == query.username)
+    if query.before is not None:
+        stmt = stmt.where(Submission.id < query.before)
+    stmt = stmt.order_by(Submission.id.desc()).limit(query.limit)
+    return [(s, name) for s, name in db.execute(stmt).all()]
+
+
+def summary(sub: Submission, username: str) -> dict[str, Any]:
+    return {
+        "id": sub.id,
+        "problem": sub.problem_slug,
+        "user": username,
+        "status": sub.status,
+        "verdict": sub.verdict,
+        "points": sub.points,
+        "passed": sub.passed,
+        "total": sub.total,
+        "time_ms": sub.time_ms,
+        "problem_version": sub.problem_version,
+        "created_at": iso(sub.created_at),
+        "judged_at": iso(sub.judged_at),
+        "url": f"/api/submissions/{sub.id}",
+    }
+
+
+def can_see_details(viewer: Viewer | None, sub: Submission) -> bool:
+    return viewer is not None and (viewer.id == sub.user_id or viewer.is_admin)
+
+
+def _case(case: dict[str, Any]) -> dict[str, Any]:
+    # The core never puts values on hidden cases; dropping them here keeps that true
+    # even if a report from an older or buggy judge did.
+    fields = CASE_FIELDS + VALUE_FIELDS if case.get("public") is True else CASE_FIELDS
+    return {k: case[k] for k in fields if k in case}
+
+
+def details(sub: Submission, username: str, *, admin: bool = False) -> dict[str, Any]:
+    """The summary plus code and per-case results, for the owner and admins only."""
+    out = summary(sub, username)
+    report = json.loads(sub.report_json) if sub.report_json else {}
+    out["code"] = sub.code
+    out["cases"] = [_case(case) for case in report.get("cases", [])]
+    for key in REPORT_FIELDS + (ADMIN_FIELDS if admin else ()):
+        if key in report:
+            out[key] = report[key]
+    if sub.metric is not None:
+        out["speed"] = {
+            "tokens_per_s": sub.metric,
+            "spread": sub.metric_spread,
+            "hardware": sub.hardware,
+        }
+    return out
