@@ -43,6 +43,7 @@ const STRINGS = {
     noSubmissions: "No submissions yet.",
     loadFailed: "Could not load: {message}",
     showCode: "Code",
+    hiddenCase: "hidden",
     serverOnly: "This problem needs PyTorch, so it runs on the server only: press Submit to judge it.",
     publicOnly: "Run checks the public cases only; Submit is judged on hidden cases on the server.",
     verdict: {
@@ -93,6 +94,7 @@ const STRINGS = {
     noSubmissions: "还没有提交记录。",
     loadFailed: "加载失败：{message}",
     showCode: "代码",
+    hiddenCase: "隐藏用例",
     serverOnly: "这道题需要 PyTorch，只能在服务器上运行：点击“提交”进行评测。",
     publicOnly: "“运行”只检查公开用例；“提交”由服务器在隐藏用例上评测。",
     verdict: {

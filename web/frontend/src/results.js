@@ -53,6 +53,7 @@ function caseRow(result, onLine, open) {
     {},
     verdictBadge(result.verdict),
     h("span", { class: "case-name" }, result.name),
+    result.public === false ? h("span", { class: "tag" }, t("hiddenCase")) : null,
     result.message
       ? h("span", { class: "case-message" }, result.message.replace(/:\s*$/, ""))
       : null,
