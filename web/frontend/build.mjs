@@ -7,7 +7,7 @@
 //   problems/*.json    each problem's public bundle; both written by `python -m web.build_bundles`
 // Nothing here is fetched from the network at run time: the page works offline.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -42,12 +42,17 @@ async function bundleScripts() {
     entryPoints: { app: join(here, "src", "app.js") },
     outdir: dist,
     format: "esm",
+    // The editor, Markdown and KaTeX load as a chunk after the worker has started.
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
     assetNames: "fonts/[name]-[hash]",
   });
+  const pyodide = JSON.parse(readFileSync(join(modules, "pyodide", "package.json"), "utf-8"));
   await esbuild.build({
     ...common,
     entryPoints: { worker: join(here, "src", "worker.js") },
+    define: { __PYODIDE_VERSION__: JSON.stringify(pyodide.version) },
     outdir: dist,
     format: "esm",
   });

@@ -1,16 +1,35 @@
-// Entry point of every page: styles, math in server-rendered text, the problem
-// workspace where the server rendered an editor mount, and live verdicts on a
-// submission's own page.
+// Entry point of every page. It is kept small: on a problem page it starts Python in
+// its worker first, and only then fetches the editor, Markdown and KaTeX code (a
+// separate chunk), so the interpreter and the UI load side by side.
 import "katex/dist/katex.min.css";
 import "./styles.css";
+import { readConfig } from "./config.js";
 import { followSubmission } from "./follow.js";
-import { typesetMath } from "./statement.js";
-import { mountWorkspace } from "./workspace.js";
+import { Runner } from "./runner.js";
 
-function start() {
-  typesetMath(document.body);
+function startRunner(config) {
+  if (!config.runnable) return null;
+  const runner = new Runner({
+    workerURL: `${config.dist}worker.js`,
+    indexURL: new URL(`${config.dist}pyodide/`, window.location.href).href,
+    judgeURL: new URL(`${config.dist}judge.zip`, window.location.href).href,
+  });
+  runner.start();
+  return runner;
+}
+
+async function start() {
   const mount = document.getElementById("workspace") || document.getElementById("editor");
-  if (mount && mount.dataset.slug) mountWorkspace(mount);
+  if (mount && mount.dataset.slug) {
+    const config = readConfig(mount);
+    const runner = startRunner(config);
+    const { mountWorkspace } = await import("./workspace.js");
+    await mountWorkspace(mount, config, runner);
+  }
+  if (document.querySelector("span.math")) {
+    const { typesetMath } = await import("./statement.js");
+    typesetMath(document.body);
+  }
   const submission = document.getElementById("submission");
   if (submission && submission.dataset.url) followSubmission(submission);
 }

@@ -8,11 +8,11 @@ const SIGINT = 2;
 const INTERRUPT_GRACE_MS = 400;
 
 export class Runner {
-  constructor({ workerURL, indexURL, judgeURL, onState }) {
+  constructor({ workerURL, indexURL, judgeURL }) {
     this.workerURL = workerURL;
     this.indexURL = indexURL;
     this.judgeURL = judgeURL;
-    this.onState = onState;
+    this.listener = null;
     this.worker = null;
     this.job = null;
     this.nextId = 1;
@@ -21,7 +21,13 @@ export class Runner {
 
   setState(state) {
     this.state = state;
-    this.onState(state);
+    if (this.listener) this.listener(state);
+  }
+
+  // One listener (the workspace), told the current state at once and every change after.
+  listen(listener) {
+    this.listener = listener;
+    listener(this.state);
   }
 
   start() {
@@ -48,6 +54,7 @@ export class Runner {
       this.setState({ phase: "loading", ...message });
     } else if (message.type === "ready") {
       this.python = message.python;
+      this.boot = { ms: message.ms, phases: message.phases, restored: message.restored };
       this.setState({ phase: "ready", ms: message.ms, python: message.python });
     } else if (message.type === "result") {
       this.finish({ status: "done", report: message.report, ms: message.ms }, message.id);

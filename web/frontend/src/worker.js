@@ -6,11 +6,15 @@
 // Messages in:  {type: "boot", indexURL, judgeURL, interruptBuffer?}
 //               {type: "run", id, bundle, source}
 // Messages out: {type: "progress", stage, loaded, total}
-//               {type: "ready", ms, python}
+//               {type: "ready", ms, phases: {download, python, judge}, python, restored}
 //               {type: "result", id, report, ms}
 //               {type: "failed", id?, stage, message}
 
+import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./snapshot.js";
+
 const JUDGE_DIR = "/home/pyodide/judge-core";
+// Set by the build from Pyodide's package.json; part of the snapshot key.
+const PYODIDE_VERSION = __PYODIDE_VERSION__;
 
 let runPublic = null;
 
@@ -59,6 +63,31 @@ async function downloadAll(urls) {
   );
 }
 
+async function startPython(indexURL, stdlib, snapshot) {
+  const { loadPyodide } = await import(/* webpackIgnore: true */ `${indexURL}pyodide.mjs`);
+  const stdLibURL = URL.createObjectURL(stdlib);
+  const options = {
+    indexURL,
+    stdLibURL,
+    // Output is captured by the judge per run; nothing should reach the console.
+    stdout: () => {},
+    stderr: () => {},
+  };
+  try {
+    return await loadPyodide(snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: true });
+  } finally {
+    URL.revokeObjectURL(stdLibURL);
+  }
+}
+
+// Unpacks the judge and imports it; safe to repeat on a restored snapshot, where the
+// modules are already imported but the files (for tracebacks) are not there yet.
+function loadJudge(pyodide, judgeBytes) {
+  pyodide.unpackArchive(judgeBytes, "zip", { extractDir: JUDGE_DIR });
+  const dir = JSON.stringify(JUDGE_DIR);
+  pyodide.runPython(`import sys\nif ${dir} not in sys.path:\n    sys.path.insert(0, ${dir})\nimport judge.browser`);
+}
+
 async function boot({ indexURL, judgeURL, interruptBuffer }) {
   const started = performance.now();
   const [stdlib, judgeZip] = await downloadAll([
@@ -66,26 +95,40 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
     judgeURL,
     `${indexURL}pyodide.asm.wasm`,
   ]);
+  const judgeBytes = new Uint8Array(await judgeZip.arrayBuffer());
+  const key = await snapshotKey(PYODIDE_VERSION, judgeBytes);
+  let snapshot = await loadSnapshot(key);
+  const downloaded = performance.now();
   post({ type: "progress", stage: "start", loaded: 0, total: 0 });
-  const { loadPyodide } = await import(/* webpackIgnore: true */ `${indexURL}pyodide.mjs`);
-  const stdLibURL = URL.createObjectURL(stdlib);
-  const pyodide = await loadPyodide({
-    indexURL,
-    stdLibURL,
-    // Output is captured by the judge per run; nothing should reach the console.
-    stdout: () => {},
-    stderr: () => {},
-  });
-  URL.revokeObjectURL(stdLibURL);
-  if (interruptBuffer) {
-    pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
+  let pyodide = null;
+  if (snapshot) {
+    try {
+      pyodide = await startPython(indexURL, stdlib, snapshot);
+    } catch {
+      // A snapshot this runtime cannot restore: forget it and start cold.
+      await dropSnapshot(key);
+      snapshot = null;
+    }
   }
+  pyodide = pyodide || (await startPython(indexURL, stdlib, null));
+  const pythonStarted = performance.now();
   post({ type: "progress", stage: "judge", loaded: 0, total: 0 });
-  pyodide.unpackArchive(await judgeZip.arrayBuffer(), "zip", { extractDir: JUDGE_DIR });
-  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(JUDGE_DIR)})`);
+  loadJudge(pyodide, judgeBytes);
+  if (!snapshot) {
+    // Taken before any learner code runs and before JS holds Python objects.
+    saveSnapshot(key, pyodide.makeMemorySnapshot());
+  }
+  if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   runPublic = pyodide.pyimport("judge.browser").run_public;
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
-  post({ type: "ready", ms: performance.now() - started, python });
+  const end = performance.now();
+  // The split shows where a slow start went: network, interpreter start, judge import.
+  const phases = {
+    download: downloaded - started,
+    python: pythonStarted - downloaded,
+    judge: end - pythonStarted,
+  };
+  post({ type: "ready", ms: end - started, phases, python, restored: Boolean(snapshot) });
 }
 
 function run({ id, bundle, source }) {

@@ -6,33 +6,10 @@ import { clear, h } from "./dom.js";
 import { requestJSON } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
-import { Runner } from "./runner.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
 import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
 
 const DEFAULT_TIME_LIMIT_S = 10;
-
-function readConfig(mount) {
-  const data = mount.dataset;
-  const dist = data.dist || "/static/dist/";
-  return {
-    slug: data.slug,
-    dist,
-    bundleURL: data.bundleUrl || `${dist}problems/${data.slug}.json`,
-    loggedIn: data.loggedIn === "true" || data.loggedIn === "1",
-    // Torch-tier problems cannot run in Pyodide: no worker, Submit only.
-    runnable: (data.tier || "browser") === "browser",
-    loginURL: data.loginUrl || "/login",
-    urls: {
-      submit: data.submitUrl || "/api/submissions",
-      submission: data.submissionUrl || "/api/submissions",
-      history:
-        data.historyUrl ||
-        `/api/submissions?problem=${encodeURIComponent(data.slug)}` +
-          (data.username ? `&user=${encodeURIComponent(data.username)}` : ""),
-    },
-  };
-}
 
 // The run's time limit: the problem's total limit, never below a floor that leaves
 // room for the browser's slower interpreter.
@@ -92,7 +69,6 @@ class Workspace {
       label: t("run"),
     });
     this.runner = runner;
-    if (runner) this.showRuntime(runner.state);
     if (config.loggedIn) loadHistory(this.historyPanel, config.urls);
   }
 
@@ -176,6 +152,12 @@ class Workspace {
     this.statusText.textContent = progressText(state);
     this.statusBar.style.width = `${Math.round(progressFraction(state) * 100)}%`;
     this.statusBar.parentElement.dataset.phase = state.phase;
+    if (state.phase === "ready" && this.runner.boot) {
+      const { ms, phases } = this.runner.boot;
+      const part = (name) => `${name} ${Math.round(phases[name])} ms`;
+      this.statusText.title = `${Math.round(ms)} ms: ${["download", "python", "judge"].map(part).join(", ")}`;
+      this.statusText.dataset.boot = JSON.stringify(this.runner.boot);
+    }
     const running = state.phase === "running";
     this.runButton.disabled = state.phase !== "ready";
     this.runButton.hidden = running;
@@ -223,23 +205,14 @@ class Workspace {
   }
 }
 
-// Python starts loading before the problem bundle arrives: the worker does not need
-// it until the first Run.
-export async function mountWorkspace(mount) {
-  const config = readConfig(mount);
+// The runner was started by the entry script (Python loads while this module and the
+// problem bundle are still on their way); null for problems that cannot run here.
+export async function mountWorkspace(mount, config, runner) {
   let workspace = null;
-  const runner = !config.runnable
-    ? null
-    : new Runner({
-    workerURL: `${config.dist}worker.js`,
-    indexURL: new URL(`${config.dist}pyodide/`, window.location.href).href,
-    judgeURL: new URL(`${config.dist}judge.zip`, window.location.href).href,
-    onState: (state) => workspace && workspace.showRuntime(state),
-  });
-  if (runner) runner.start();
   try {
     const bundle = await requestJSON(config.bundleURL);
     workspace = new Workspace(mount, config, bundle, runner);
+    if (runner) runner.listen((state) => workspace.showRuntime(state));
     return workspace;
   } catch (error) {
     clear(mount).append(notice(t("loadFailed", { message: error.message }), "error"));
