@@ -3,6 +3,7 @@ problem, Run in the browser, Stop a runaway loop, Submit, find yourself on the b
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -136,3 +137,18 @@ def test_page_loads_nothing_from_outside_the_app(page: Any, live_server: Any) ->
     page.wait_for_selector(".report")
     outside = [url for url in requested if not url.startswith((live_server.url, "blob:", "data:"))]
     assert requested and not outside
+
+
+def test_a_second_open_restores_python_from_its_snapshot_and_runs(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    first = json.loads(page.get_attribute(".runtime-text", "data-boot") or "{}")
+    assert first["restored"] is False
+    page.wait_for_timeout(1000)  # the snapshot is written in the background
+    open_problem(page)
+    wait_until_python_ready(page)
+    second = json.loads(page.get_attribute(".runtime-text", "data-boot") or "{}")
+    assert second["restored"] is True
+    replace_code(page, reference_source())
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=AC]")
