@@ -180,6 +180,8 @@ def main() -> int:
         )
         results = measure(browser, base, args.repeat)
         browser.close()
+    load = os.getloadavg()
+    print(f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(table(results, lambda name: name))
     return 0
 

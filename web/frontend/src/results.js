@@ -40,14 +40,23 @@ function comparison(result) {
   );
 }
 
-function caseRow(result, onLine, open) {
-  const ok = result.verdict === "AC";
-  const details = [
+function caseDetails(result) {
+  return [
     comparison(result),
     result.traceback
       ? h("div", {}, h("h4", {}, t("traceback")), h("pre", { class: "traceback" }, result.traceback))
       : null,
   ].filter(Boolean);
+}
+
+function hasDetails(result) {
+  return "got" in result || "expected" in result || Boolean(result.traceback);
+}
+
+// A case's got/expected/traceback are built when it is first opened: a Run shows
+// dozens of cases and most stay closed, so the report renders in a few milliseconds.
+function caseRow(result, onLine, open) {
+  const ok = result.verdict === "AC";
   const summary = h(
     "summary",
     {},
@@ -66,9 +75,19 @@ function caseRow(result, onLine, open) {
     "details",
     { class: `case ${ok ? "case-ok" : "case-bad"}`, "data-case": result.name },
     summary,
-    details.length ? h("div", { class: "case-body" }, details) : null,
   );
-  row.open = open && details.length > 0;
+  if (!hasDetails(result)) {
+    row.classList.add("case-plain");
+    return row;
+  }
+  const fill = () => {
+    if (!row.querySelector(".case-body")) row.append(h("div", { class: "case-body" }, caseDetails(result)));
+  };
+  row.addEventListener("toggle", () => row.open && fill());
+  if (open) {
+    fill();
+    row.open = true;
+  }
   return row;
 }
 
