@@ -103,6 +103,40 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         app.extensions[EXTENSION].queue.stop()
 
 
+def cross_origin_isolated(app: Any) -> Any:
+    """WSGI middleware adding COOP/COEP, the headers that let a page share memory with
+    its worker (and so interrupt Python instead of terminating the worker)."""
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            headers = [
+                *headers,
+                ("Cross-Origin-Opener-Policy", "same-origin"),
+                ("Cross-Origin-Embedder-Policy", "require-corp"),
+            ]
+            return start_response(status, headers, *rest)
+
+        return app(environ, start)
+
+    return wrapped
+
+
+@pytest.fixture(scope="session")
+def isolated_url(live_server: LiveServer) -> Iterator[str]:
+    """The same app (same database) on a second port, served cross-origin isolated."""
+    from waitress.server import create_server
+
+    app = cross_origin_isolated(live_server.app)
+    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
+    thread = threading.Thread(target=server.run, name="waitress-isolated", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.is_file():

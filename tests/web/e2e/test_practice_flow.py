@@ -76,6 +76,27 @@ def test_stop_ends_a_runaway_run_and_the_next_run_works(page: Any) -> None:
     page.wait_for_selector(".report[data-verdict=AC]")
 
 
+def test_stop_interrupts_python_in_place_when_the_page_is_isolated(
+    page: Any, isolated_url: str
+) -> None:
+    page.goto(f"{isolated_url}/problems/kv-bytes-per-token")
+    wait_until_python_ready(page)
+    assert page.evaluate("crossOriginIsolated") is True
+    boot = page.get_attribute(".runtime-text", "data-boot")
+    replace_code(page, RUNAWAY)
+    page.click(RUN)
+    page.wait_for_selector(f"{STOP}:not([hidden])")
+    page.wait_for_timeout(300)
+    page.click(STOP)
+    page.wait_for_selector(".panel .notice-warn")
+    wait_until_python_ready(page)
+    # The same interpreter answered: no new worker booted (its boot record is unchanged).
+    assert page.get_attribute(".runtime-text", "data-boot") == boot
+    replace_code(page, reference_source())
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=AC]")
+
+
 def test_time_limit_ends_a_runaway_run_without_a_click(page: Any) -> None:
     open_problem(page)
     wait_until_python_ready(page)
