@@ -30,7 +30,8 @@ export class Runner {
     listener(this.state);
   }
 
-  start() {
+  start(restart = false) {
+    this.restarting = restart;
     const canInterrupt = self.crossOriginIsolated && typeof SharedArrayBuffer === "function";
     this.interrupt = canInterrupt ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     this.worker = new Worker(this.workerURL, { type: "module" });
@@ -40,7 +41,7 @@ export class Runner {
       this.finish({ status: "failed", message: event.message || "worker error" });
     };
     this.bootStarted = performance.now();
-    this.setState({ phase: "loading", stage: "download", loaded: 0, total: 0 });
+    this.setState({ phase: "loading", stage: "download", loaded: 0, total: 0, restart });
     this.worker.postMessage({
       type: "boot",
       indexURL: this.indexURL,
@@ -51,7 +52,7 @@ export class Runner {
 
   receive(message) {
     if (message.type === "progress") {
-      this.setState({ phase: "loading", ...message });
+      this.setState({ phase: "loading", ...message, restart: this.restarting });
     } else if (message.type === "ready") {
       this.python = message.python;
       this.boot = { ms: message.ms, phases: message.phases, restored: message.restored };
@@ -107,7 +108,7 @@ export class Runner {
   restart(status) {
     this.worker.terminate();
     this.finish({ status });
-    this.start();
+    this.start(true);
   }
 
   finish(outcome, id) {

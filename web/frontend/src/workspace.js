@@ -27,6 +27,7 @@ function statementText(bundle) {
 
 function progressText(state) {
   if (state.phase === "loading") {
+    if (state.restart) return t("restarting");
     if (state.stage === "start") return t("loadingStart");
     if (state.stage === "judge") return t("loadingJudge");
     const mb = (bytes) => (bytes / 1048576).toFixed(1);
