@@ -1,7 +1,8 @@
 """Judging in the learner's browser (Pyodide): the public cases, in this very process.
 
 Nothing here is a security boundary: the page is the learner's own. Only server verdicts
-count. The Web Worker that calls run_public enforces the time limit by terminating itself.
+count. The Web Worker that calls run_public enforces the time limit by terminating itself
+or raising KeyboardInterrupt, which is let through.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import time
 import types
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 
 from judge.cases import Case
 from judge.checkers import CheckSpec
@@ -21,88 +23,124 @@ from judge.grading import grade
 from judge.outcome import Outcome
 from judge.report import CaseResult, Report
 from judge.source import validate_source
-from judge.tensor import TensorData
 from judge.verdict import Verdict, overall
-from judge.wire import ObservationTypeError, decode, encode
+from judge.wire import ObservationTypeError, decode, normalize
 
 OUTPUT_CAP = 64 * 1024
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedCase:
+    case: Case
+    expected: object  # the encoded (JSON) form from the bundle
+    expected_text: str  # canonical JSON text, for the fast path
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedBundle:
+    slug: str
+    version: str
+    names: tuple[str, ...]
+    driver: str
+    cases: tuple[PreparedCase, ...]
+
+
+_last: tuple[str, PreparedBundle] | None = None  # a page runs one problem many times
+
+
 def run_public(bundle_json: str, source: str) -> str:
-    """Judge `source` on a public bundle; returns the report as JSON."""
-    bundle = json.loads(bundle_json)
-    return json.dumps(judge_bundle(bundle, source).to_dict())
+    """Judge `source` on a public bundle (JSON text); returns the report as JSON text."""
+    global _last
+    if _last is None or _last[0] != bundle_json:
+        _last = (bundle_json, prepare(json.loads(bundle_json)))
+    return json.dumps(judge_prepared(_last[1], source).to_dict())
 
 
 def judge_bundle(bundle: dict[str, object], source: str) -> Report:
-    problem = bundle["problem"]
-    slug, version = str(problem["slug"]), str(problem["version"])  # type: ignore[index]
+    return judge_prepared(prepare(bundle), source)
+
+
+def prepare(bundle: dict[str, object]) -> PreparedBundle:
+    problem: dict[str, object] = bundle["problem"]  # type: ignore[assignment]
+    cases = []
+    for item in bundle["cases"]:  # type: ignore[attr-defined]
+        case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)
+        cases.append(PreparedCase(case, item["expected"], _json_text(item["expected"]) or ""))
+    return PreparedBundle(
+        slug=str(problem["slug"]),
+        version=str(problem["version"]),
+        names=tuple(str(n) for n in problem["names"]),  # type: ignore[attr-defined]
+        driver=str(bundle["driver"]),
+        cases=tuple(cases),
+    )
+
+
+def judge_prepared(bundle: PreparedBundle, source: str) -> Report:
     try:
         source = validate_source(source)
     except SourceError as exc:
-        return _report(
-            slug, version, Verdict.CE, (), {"kind": "source", "line": None, "message": str(exc)}
-        )
+        error: dict[str, object] = {"kind": "source", "line": None, "message": str(exc)}
+        return _report(bundle, Verdict.CE, (), error)
     out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
     with redirect_stdout(out), redirect_stderr(err):
         driver = types.ModuleType("cases")
-        exec(compile(str(bundle["driver"]), "cases.py", "exec"), driver.__dict__)
-        sub, load_error = load_submission(source, list(problem["names"]))  # type: ignore[index]
-        results = () if sub is None else tuple(_run(driver, sub, c) for c in bundle["cases"])  # type: ignore[attr-defined]
+        exec(compile(bundle.driver, "cases.py", "exec"), driver.__dict__)
+        sub, load_error = load_submission(source, list(bundle.names))
+        results = () if sub is None else tuple(_run(driver, sub, c) for c in bundle.cases)
     sys.modules.pop("submission", None)
     elapsed = (time.perf_counter() - start) * 1000
+    output = (out.getvalue(), err.getvalue(), elapsed)
     if load_error is not None:
         load_error.pop("type", None)
         verdict = Verdict.RE if load_error["kind"] == "exception" else Verdict.CE
-        return _report(
-            slug, version, verdict, (), load_error, out.getvalue(), err.getvalue(), elapsed
-        )
+        return _report(bundle, verdict, (), load_error, *output)
     verdict = overall([r.verdict for r in results if r.verdict is not None])
-    return _report(slug, version, verdict, results, None, out.getvalue(), err.getvalue(), elapsed)
+    return _report(bundle, verdict, results, None, *output)
 
 
-def _run(driver: types.ModuleType, sub: types.ModuleType, item: dict[str, object]) -> CaseResult:
-    case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)  # type: ignore[arg-type]
-    expected = decode(item["expected"], [])
+def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase) -> CaseResult:
+    case = prepared.case
     t0 = time.perf_counter()
     try:
         value = driver.run(sub, case.args)
-        tensors: list[TensorData] = []
-        observation = decode(encode(value, tensors), tensors)
-        outcome = Outcome("result", observation=observation)
-    except ObservationTypeError as exc:
-        outcome = Outcome("bad_observation", message=str(exc))
     except KeyboardInterrupt:
         raise  # the page's Stop button interrupts the worker this way
     except BaseException as exc:  # noqa: BLE001 - the learner's exception is a result, not a crash
-        info = _error(case.name, exc)
-        outcome = Outcome(
-            "error",
-            message=str(info["message"]),
-            exception=str(info["exception"]),
-            line=info["line"] if isinstance(info["line"], int) else None,
-            traceback=str(info["traceback"]),
-        )
+        return grade(case, _error_outcome(case, exc, t0), None)
     elapsed = (time.perf_counter() - t0) * 1000
-    return grade(
-        case,
-        Outcome(
-            outcome.kind,
-            elapsed,
-            outcome.observation,
-            outcome.message,
-            outcome.exception,
-            outcome.line,
-            outcome.traceback,
-        ),
-        expected,
+    if _json_text(value) == prepared.expected_text:  # identical answer: no walk needed
+        return CaseResult(case.name, True, Verdict.AC, elapsed)
+    try:
+        outcome = Outcome("result", elapsed, observation=normalize(value))
+    except ObservationTypeError as exc:
+        outcome = Outcome("bad_observation", elapsed, message=str(exc))
+    return grade(case, outcome, decode(prepared.expected, []))
+
+
+def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
+    info = _error(case.name, exc)
+    line = info["line"]
+    return Outcome(
+        "error",
+        (time.perf_counter() - t0) * 1000,
+        message=str(info["message"]),
+        exception=str(info["exception"]),
+        line=line if isinstance(line, int) else None,
+        traceback=str(info["traceback"]),
     )
 
 
+def _json_text(value: object) -> str | None:
+    """Canonical JSON text, or None where JSON cannot say it exactly (NaN, tensors, sets...)."""
+    try:
+        return json.dumps(value, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
 def _report(
-    slug: str,
-    version: str,
+    bundle: PreparedBundle,
     verdict: Verdict,
     cases: tuple[CaseResult, ...],
     compile_error: dict[str, object] | None,
@@ -111,8 +149,8 @@ def _report(
     time_ms: float = 0.0,
 ) -> Report:
     return Report(
-        problem=slug,
-        version=version,
+        problem=bundle.slug,
+        version=bundle.version,
         verdict=verdict,
         score=0,  # browser results are practice feedback; only server verdicts score
         cases=cases,

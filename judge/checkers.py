@@ -8,6 +8,7 @@ decides whether the got/expected values may be shown (public cases) or not (hidd
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,7 +86,17 @@ def _kind_name(value: object) -> str:
 
 def check(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Compare with the checker named by `spec.kind`."""
+    if spec.kind != "tensor" and _same_json(got, expected):
+        return None  # identical data passes every checker; the walk below explains differences
     return _CHECKERS[spec.kind](got, expected, spec)
+
+
+def _same_json(got: object, expected: object) -> bool:
+    """A fast path for long traces: JSON text keeps 1, 1.0 and true apart and refuses NaN."""
+    try:
+        return json.dumps(got, allow_nan=False) == json.dumps(expected, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def check_exact(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:

@@ -21,9 +21,8 @@ from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
 from judge.source import validate_source
 from judge.spec import ProblemSpec
-from judge.tensor import TensorData
 from judge.verdict import Verdict, overall
-from judge.wire import decode, encode
+from judge.wire import normalize
 
 
 def judge_source(
@@ -61,8 +60,7 @@ def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, 
 
 def canonical(value: object) -> object:
     """The observation as the parent would receive it (tuples become lists, tensors TensorData)."""
-    tensors: list[TensorData] = []
-    return decode(encode(value, tensors), tensors)
+    return normalize(value)
 
 
 def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:

@@ -24,54 +24,74 @@ class ObservationTypeError(TypeError):
 
 def encode(value: object, tensors: list[TensorData]) -> object:
     """Turn an observation into JSON-ready data, appending tensors to `tensors`."""
-    budget = [MAX_ITEMS]
-    return _encode(value, tensors, "", 0, budget)
+    return _Converter(tensors).convert(value, (), 0)
 
 
-def _encode(
-    value: object, tensors: list[TensorData], path: str, depth: int, budget: list[int]
-) -> object:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise ObservationTypeError(f"observation has more than {MAX_ITEMS} items")
-    if depth > MAX_DEPTH:
-        raise ObservationTypeError(f"observation nests deeper than {MAX_DEPTH} at {path or 'top'}")
-    kind = type(value)
-    # isinstance() narrows the type for the checker; the exact `kind is` test rejects subclasses.
-    if value is None or kind is bool or kind is int or kind is str:
-        return value
-    if isinstance(value, float) and kind is float:
-        return value if math.isfinite(value) else {"__float__": _float_name(value)}
-    if isinstance(value, (list, tuple)) and kind in (list, tuple):
-        return [_encode(v, tensors, f"{path}[{i}]", depth + 1, budget) for i, v in enumerate(value)]
-    if isinstance(value, dict) and kind is dict:
-        return _encode_dict(value, tensors, path, depth, budget)
-    if isinstance(value, TensorData) and kind is TensorData:
-        tensors.append(value)
-        return {"__tensor__": len(tensors) - 1}
-    if f"{kind.__module__}.{kind.__qualname__}" == "torch.Tensor":
-        tensors.append(from_torch(value))
-        return {"__tensor__": len(tensors) - 1}
-    where = path or "the returned value"
-    raise ObservationTypeError(
-        f"{where} is a {kind.__module__}.{kind.__qualname__}; expected plain data "
-        "(None, bool, int, float, str, list, dict with str keys) or a torch.Tensor"
-    )
+def normalize(value: object) -> object:
+    """Validate an observation and return it as the parent would decode it (tuples become
+    lists, torch tensors TensorData), in one pass: for judging inside one process."""
+    return _Converter(None).convert(value, (), 0)
 
 
-def _encode_dict(
-    value: dict[Any, Any], tensors: list[TensorData], path: str, depth: int, budget: list[int]
-) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, item in value.items():
-        if type(key) is not str:
+def _where(path: tuple[object, ...]) -> str:
+    return "".join(f"[{p!r}]" for p in path) or "the returned value"
+
+
+class _Converter:
+    """One pass over an observation: exact-type validation, and tagging when encoding."""
+
+    def __init__(self, tensors: list[TensorData] | None) -> None:
+        self.tensors = tensors  # None: normalise only (no tags, no tensor list)
+        self.budget = MAX_ITEMS
+
+    def convert(self, value: object, path: tuple[object, ...], depth: int) -> object:
+        self.budget -= 1
+        if self.budget < 0:
+            raise ObservationTypeError(f"observation has more than {MAX_ITEMS} items")
+        if depth > MAX_DEPTH:
             raise ObservationTypeError(
-                f"{path or 'dict'} has a key of type {type(key).__name__}; keys must be str"
+                f"observation nests deeper than {MAX_DEPTH} at {_where(path)}"
             )
-        if key in _TAGS:
-            raise ObservationTypeError(f"{path or 'dict'} uses the reserved key {key!r}")
-        out[key] = _encode(item, tensors, f"{path}[{key!r}]", depth + 1, budget)
-    return out
+        kind = type(value)
+        # isinstance() narrows for the type checker; the exact `kind is` test rejects subclasses.
+        if value is None or kind is bool or kind is int or kind is str:
+            return value
+        if isinstance(value, float) and kind is float:
+            if self.tensors is None or math.isfinite(value):
+                return value
+            return {"__float__": _float_name(value)}
+        if isinstance(value, (list, tuple)) and kind in (list, tuple):
+            return [self.convert(v, (*path, i), depth + 1) for i, v in enumerate(value)]
+        if isinstance(value, dict) and kind is dict:
+            return self._dict(value, path, depth)
+        if isinstance(value, TensorData) and kind is TensorData:
+            return self._tensor(value)
+        if f"{kind.__module__}.{kind.__qualname__}" == "torch.Tensor":
+            return self._tensor(from_torch(value))
+        raise ObservationTypeError(
+            f"{_where(path)} is a {kind.__module__}.{kind.__qualname__}; expected plain data "
+            "(None, bool, int, float, str, list, dict with str keys) or a torch.Tensor"
+        )
+
+    def _dict(
+        self, value: dict[Any, Any], path: tuple[object, ...], depth: int
+    ) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise ObservationTypeError(
+                    f"{_where(path)} has a key of type {type(key).__name__}; keys must be str"
+                )
+            if key in _TAGS:
+                raise ObservationTypeError(f"{_where(path)} uses the reserved key {key!r}")
+            out[key] = self.convert(item, (*path, key), depth + 1)
+        return out
+
+    def _tensor(self, value: TensorData) -> object:
+        if self.tensors is None:
+            return value
+        self.tensors.append(value)
+        return {"__tensor__": len(self.tensors) - 1}
 
 
 def _float_name(x: float) -> str:
@@ -87,39 +107,45 @@ def decode(data: object, tensors: list[TensorData]) -> object:
     """Validate JSON data from the untrusted side and rebuild the observation.
 
     Raises ValueError naming the first invalid place."""
-    return _decode(data, tensors, "", 0)
+    return _decode(data, tensors, (), 0)
 
 
-def _decode(data: object, tensors: list[TensorData], path: str, depth: int) -> object:
+def _decode(
+    data: object, tensors: list[TensorData], path: tuple[object, ...], depth: int
+) -> object:
     if depth > MAX_DEPTH:
         raise ValueError(f"observation nests deeper than {MAX_DEPTH}")
     kind = type(data)
-    if data is None or kind in (bool, int, str):
+    if data is None or kind is bool or kind is int or kind is str:
         return data
     if isinstance(data, float) and kind is float:
         if not math.isfinite(data):
-            raise ValueError(f"bare non-finite float at {path or 'top'}")
+            raise ValueError(f"bare non-finite float at {_where(path)}")
         return data
     if isinstance(data, list) and kind is list:
-        return [_decode(v, tensors, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]
+        return [_decode(v, tensors, (*path, i), depth + 1) for i, v in enumerate(data)]
     if isinstance(data, dict) and kind is dict:
         return _decode_dict(data, tensors, path, depth)
-    raise ValueError(f"unexpected {kind.__name__} at {path or 'top'}")
+    raise ValueError(f"unexpected {kind.__name__} at {_where(path)}")
 
 
 def _decode_dict(
-    data: dict[str, object], tensors: list[TensorData], path: str, depth: int
+    data: dict[str, object], tensors: list[TensorData], path: tuple[object, ...], depth: int
+) -> object:
+    if "__tensor__" in data or "__float__" in data:
+        return _decode_tag(data, tensors, path)
+    return {k: _decode(v, tensors, (*path, k), depth + 1) for k, v in data.items()}
+
+
+def _decode_tag(
+    data: dict[str, object], tensors: list[TensorData], path: tuple[object, ...]
 ) -> object:
     if len(data) == 1 and "__tensor__" in data:
         index = data["__tensor__"]
         if type(index) is not int or not 0 <= index < len(tensors):
-            raise ValueError(f"bad tensor reference at {path or 'top'}")
+            raise ValueError(f"bad tensor reference at {_where(path)}")
         return tensors[index]
-    if len(data) == 1 and "__float__" in data:
-        name = data["__float__"]
-        if not isinstance(name, str) or name not in _FLOATS:
-            raise ValueError(f"bad float tag at {path or 'top'}")
-        return _FLOATS[name]
-    if any(k in _TAGS for k in data):
-        raise ValueError(f"malformed tag at {path or 'top'}")
-    return {k: _decode(v, tensors, f"{path}[{k!r}]", depth + 1) for k, v in data.items()}
+    name = data.get("__float__")
+    if len(data) != 1 or not isinstance(name, str) or name not in _FLOATS:
+        raise ValueError(f"malformed tag at {_where(path)}")
+    return _FLOATS[name]
