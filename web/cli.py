@@ -46,10 +46,16 @@ def serve(argv: list[str] | None = None) -> int:
     if args.make_admin and not _grant_admin(app, args.make_admin):
         print(f"judge serve: no user {args.make_admin!r} to make admin", file=sys.stderr)
         return EXIT_ERROR
-    print(f"serving on http://{args.host}:{args.port}/", flush=True)
+    server = waitress.create_server(
+        app, host=args.host, port=args.port, threads=args.threads, ident="judge"
+    )
+    print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)  # type: ignore[union-attr]
     try:
-        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="judge")
+        server.run()
+    except KeyboardInterrupt:
+        pass
     finally:
+        server.close()
         app.extensions["judge_platform"].queue.stop()
     return 0
 

@@ -70,33 +70,20 @@ def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]
 
 def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
     """Each user's fastest accepted run (tokens/s) with its spread and hardware."""
-    ranked = (
+    rows = db.execute(
         select(
-            Submission.user_id,
+            User.username,
             Submission.id,
             Submission.metric,
             Submission.metric_spread,
             Submission.hardware,
             Submission.created_at,
-            func.row_number()
-            .over(
-                partition_by=Submission.user_id,
-                order_by=(Submission.metric.desc(), Submission.id),
-            )
-            .label("nth"),
         )
-        .where(
-            Submission.problem_slug == slug,
-            Submission.verdict == "AC",
-            Submission.metric.is_not(None),
-        )
-        .subquery()
-    )
-    rows = db.execute(
-        select(User.username, ranked)
-        .join(User, User.id == ranked.c.user_id)
-        .where(ranked.c.nth == 1)
-        .order_by(ranked.c.metric.desc(), ranked.c.id)
+        .select_from(ProblemResult)
+        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
+        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
         .limit(limit)
     ).all()
     return [

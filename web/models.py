@@ -104,8 +104,9 @@ class ProblemResult(Base):
     wrong_before_ac: Mapped[int] = mapped_column(Integer, default=0)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     improved_at: Mapped[datetime | None] = mapped_column(DateTime)
-
-    __table_args__ = (Index("ix_problem_results_problem", "problem_slug"),)
+    # Speed problems: the fastest accepted run, so the speed board is an index walk too.
+    best_metric: Mapped[float | None] = mapped_column(Float)
+    best_metric_submission_id: Mapped[int | None] = mapped_column(Integer)
 
 
 class Standing(Base):
@@ -122,7 +123,16 @@ class Standing(Base):
     last_improved_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-# The board's exact order, so the leaderboard is an index walk (directions must match).
+# Each board's exact order, so every board is an index walk (directions must match).
+Index(
+    "ix_problem_results_board",
+    ProblemResult.problem_slug,
+    ProblemResult.best_points.desc(),
+    ProblemResult.wrong_before_ac,
+    ProblemResult.improved_at,
+    ProblemResult.user_id,
+)
+Index("ix_problem_results_speed", ProblemResult.problem_slug, ProblemResult.best_metric.desc())
 Index(
     "ix_standings_rank",
     Standing.points.desc(),

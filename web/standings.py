@@ -1,26 +1,33 @@
 """Leaderboard state, kept in step with verdicts: a user's best per problem, and one
 standing row per user. Both are recomputed from the stored submissions (the source of
-truth) whenever a verdict lands or is cleared, so a rejudge can never leave them stale."""
+truth) whenever a verdict lands or is cleared, so a rejudge can never leave them stale.
+Written with Core statements: this runs once per verdict and ORM bookkeeping was most of
+its cost."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from web.models import ProblemResult, Standing, Submission, User
 
 # Verdicts that are the submitter's fault and count as a wrong try before solving.
 PENALISED = ("WA", "TLE", "MLE", "OLE", "RE")
+RESULTS: Table = ProblemResult.__table__  # type: ignore[assignment]
+STANDINGS: Table = Standing.__table__  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
+    id: int
     verdict: str
     points: int
     created_at: datetime
+    metric: float | None
 
 
 def refresh(db: Session, user_id: int, slug: str) -> None:
@@ -28,7 +35,13 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
     # Lock the user row (PostgreSQL) so two verdicts for one user are folded in one by one.
     db.execute(select(User.id).where(User.id == user_id).with_for_update())
     rows = db.execute(
-        select(Submission.verdict, Submission.points, Submission.created_at)
+        select(
+            Submission.id,
+            Submission.verdict,
+            Submission.points,
+            Submission.created_at,
+            Submission.metric,
+        )
         .where(
             Submission.user_id == user_id,
             Submission.problem_slug == slug,
@@ -38,52 +51,61 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
         )
         .order_by(Submission.id)
     ).all()
-    _store_result(db, user_id, slug, [Attempt(v, p, t) for v, p, t in rows])
+    attempts = [Attempt(*row) for row in rows]
+    key = (RESULTS.c.user_id == user_id) & (RESULTS.c.problem_slug == slug)
+    if not attempts:
+        db.execute(delete(RESULTS).where(key))
+    else:
+        _upsert(db, RESULTS, key, summarise(attempts), user_id=user_id, problem_slug=slug)
     _store_standing(db, user_id)
 
 
-def _store_result(db: Session, user_id: int, slug: str, attempts: list[Attempt]) -> None:
-    result = db.get(ProblemResult, (user_id, slug))
-    if not attempts:
-        if result is not None:
-            db.delete(result)
-        return
-    if result is None:
-        result = ProblemResult(user_id=user_id, problem_slug=slug)
-        db.add(result)
+def summarise(attempts: list[Attempt]) -> dict[str, Any]:
+    """A user's result on one problem from their judged attempts, oldest first."""
     best = max(a.points for a in attempts)
     first_ac = next((i for i, a in enumerate(attempts) if a.verdict == "AC"), None)
-    before = attempts if first_ac is None else attempts[:first_ac]
-    result.best_points = best
-    result.solved = first_ac is not None
-    wrong = sum(a.verdict in PENALISED for a in before)
-    result.wrong_before_ac = wrong if first_ac is not None else 0
-    result.attempts = len(attempts)
-    # The moment the best was first reached: later equal scores are not improvements.
-    result.improved_at = next(a.created_at for a in attempts if a.points == best)
-    db.flush()
+    wrong = sum(a.verdict in PENALISED for a in attempts[:first_ac]) if first_ac is not None else 0
+    timed = [a for a in attempts if a.verdict == "AC" and a.metric is not None]
+    fastest = max(timed, key=lambda a: (a.metric, -a.id)) if timed else None
+    return {
+        "best_points": best,
+        "solved": first_ac is not None,
+        "wrong_before_ac": wrong,
+        "attempts": len(attempts),
+        # The moment the best was first reached: later equal scores are not improvements.
+        "improved_at": next(a.created_at for a in attempts if a.points == best),
+        "best_metric": fastest.metric if fastest else None,
+        "best_metric_submission_id": fastest.id if fastest else None,
+    }
 
 
 def _store_standing(db: Session, user_id: int) -> None:
-    improved = func.max(ProblemResult.improved_at).filter(ProblemResult.best_points > 0)
-    row = db.execute(
+    results = RESULTS.c
+    improved = func.max(results.improved_at).filter(results.best_points > 0)
+    count, points, solved, penalty, last = db.execute(
         select(
             func.count(),
-            func.coalesce(func.sum(ProblemResult.best_points), 0),
-            func.count().filter(ProblemResult.solved.is_(True)),
-            func.coalesce(
-                func.sum(ProblemResult.wrong_before_ac).filter(ProblemResult.solved.is_(True)), 0
-            ),
-            func.coalesce(improved, func.min(ProblemResult.improved_at)),
-        ).where(ProblemResult.user_id == user_id)
+            func.coalesce(func.sum(results.best_points), 0),
+            func.count().filter(results.solved.is_(True)),
+            func.coalesce(func.sum(results.wrong_before_ac).filter(results.solved.is_(True)), 0),
+            func.coalesce(improved, func.min(results.improved_at)),
+        ).where(results.user_id == user_id)
     ).one()
-    count, points, solved, penalty, last = row
+    key = STANDINGS.c.user_id == user_id
     if count == 0:
-        db.execute(delete(Standing).where(Standing.user_id == user_id))
+        db.execute(delete(STANDINGS).where(key))
         return
-    standing = db.get(Standing, user_id)
-    if standing is None:
-        standing = Standing(user_id=user_id)
-        db.add(standing)
-    standing.points, standing.solved, standing.penalty = int(points), int(solved), int(penalty)
-    standing.last_improved_at = last
+    values = {
+        "points": int(points),
+        "solved": int(solved),
+        "penalty": int(penalty),
+        "last_improved_at": last,
+    }
+    _upsert(db, STANDINGS, key, values, user_id=user_id)
+
+
+def _upsert(db: Session, table: Table, key: Any, values: dict[str, Any], **ids: Any) -> None:
+    # UPDATE, then INSERT if nothing matched: portable across SQLite and PostgreSQL, and
+    # safe here because the caller holds the user's row lock (one writer per user).
+    if db.execute(update(table).where(key).values(**values)).rowcount == 0:
+        db.execute(insert(table).values(**ids, **values))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import waitress
 from flask import Flask
+from waitress import wasyncore
 from web_helpers import make_user
 from web_problem_fixture import GOOD, WRONG
 
@@ -18,11 +19,20 @@ from web import cli
 @pytest.fixture
 def server(app: Flask) -> Iterator[str]:
     http = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=http.run, daemon=True)
+    stop = threading.Event()
+
+    def loop() -> None:
+        # Our own loop with a stop flag: closing sockets under a running select() would
+        # raise in the server thread.
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=http._map, count=1)  # type: ignore[union-attr]
+
+    thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{http.effective_port}"  # type: ignore[union-attr]
-    http.close()
+    stop.set()
     thread.join(5)
+    http.close()
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "solution.py") -> Path:
@@ -88,3 +98,29 @@ def test_submit_explains_local_errors(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_main_dispatches_and_explains_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([]) == cli.EXIT_ERROR
     assert "usage" in capsys.readouterr().err
+
+
+def test_serve_migrates_and_serves_with_waitress(tmp_path: Path, problems_root: Path) -> None:
+    import json
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    argv = [sys.executable, "-m", "web.cli", "serve", "--port", "0", "--workers", "1"]
+    argv += ["--instance", str(tmp_path / "instance"), "--problems", str(problems_root)]
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            first = process.stdout.readline()  # type: ignore[union-attr]
+            assert first.startswith("serving on http://127.0.0.1:"), first
+            base = first.split()[-1].rstrip("/")
+            with urllib.request.urlopen(base + "/api/problems", timeout=10) as response:
+                assert response.headers["Server"] == "judge"  # waitress, not the dev server
+                slugs = [p["slug"] for p in json.load(response)["problems"]]
+            assert slugs == ["add-two", "add-more"]
+            assert (tmp_path / "instance" / "judge.sqlite3").is_file()
+        finally:
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=10) == 0

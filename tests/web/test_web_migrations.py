@@ -42,3 +42,27 @@ def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     engine.dispose()
+
+
+def test_upgrade_to_0002_fills_each_users_fastest_run(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0001")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        run("INSERT INTO users VALUES (1, 'ada', 'x', 0, '2026-11-01 00:00:00')")
+        for sid, verdict, metric in ((1, "AC", 120.0), (2, "AC", 180.0), (3, "WA", 999.0)):
+            run(
+                "INSERT INTO submissions (id, user_id, problem_slug, code, status, verdict,"
+                " points, passed, total, attempts, created_at, metric)"
+                f" VALUES ({sid}, 1, 'p', 'x', 'done', '{verdict}', 0, 0, 0, 1,"
+                f" '2026-11-01 00:00:00', {metric})"
+            )
+        run("INSERT INTO problem_results VALUES (1, 'p', 100, 1, 0, 3, '2026-11-01 00:00:00')")
+    migrate.upgrade(url)
+    with engine.connect() as connection:
+        row = connection.exec_driver_sql(
+            "SELECT best_metric, best_metric_submission_id FROM problem_results"
+        ).one()
+    engine.dispose()
+    assert tuple(row) == (180.0, 2)
