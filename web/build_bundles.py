@@ -55,14 +55,14 @@ PUBLIC_FILES = ("starter.py", "cases.py", "problem.toml", "statement.zh.md", "st
 def secret_lines(problem_dir: Path) -> dict[str, str]:
     """Distinctive lines of the reference and the known-wrong solutions -> their file.
 
-    A line that also appears in a public file (the starter shares imports and the
-    signature with the reference) is public and not counted.
+    Text that also appears in a public file is public and not counted: the starter
+    shares imports, the signature and scaffolding (sometimes with a comment added).
     """
-    public: set[str] = set()
-    for name in PUBLIC_FILES:
-        path = problem_dir / name
-        if path.is_file():
-            public.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    public = "\n".join(
+        (problem_dir / name).read_text(encoding="utf-8")
+        for name in PUBLIC_FILES
+        if (problem_dir / name).is_file()
+    )
     secrets: dict[str, str] = {}
     for path in [problem_dir / "reference.py", *sorted(problem_dir.glob("solutions/**/*.py"))]:
         if not path.is_file():

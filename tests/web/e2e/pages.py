@@ -31,11 +31,13 @@ def shoot(page: Any, name: str) -> Path:
     return path
 
 
-def register(page: Any, prefix: str = "learner") -> str:
+def register(page: Any, prefix: str = "learner", screenshot: str | None = None) -> str:
     username = f"{prefix}{os.getpid() % 10_000}x{next(_names)}"
     page.goto("/register")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", "correct horse battery staple")
+    if screenshot:
+        shoot(page, screenshot)
     page.click("#register-form button[type=submit]")
     page.wait_for_url("**/")
     return username

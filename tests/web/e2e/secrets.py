@@ -20,13 +20,13 @@ def problem_dirs(problems: Path) -> list[Path]:
 
 
 def secret_lines(problem: Path) -> dict[str, str]:
-    """Lines of reference.py and solutions/**.py that no public file of the problem has."""
-    public = {
-        line.strip()
+    """Lines of reference.py and solutions/**.py whose text no public file of the
+    problem contains (the starter may carry a scaffold line with a comment added)."""
+    public = "\n".join(
+        (problem / name).read_text(encoding="utf-8")
         for name in PUBLIC_FILES
         if (problem / name).is_file()
-        for line in (problem / name).read_text(encoding="utf-8").splitlines()
-    }
+    )
     found: dict[str, str] = {}
     for path in [problem / "reference.py", *sorted(problem.glob("solutions/**/*.py"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -37,9 +37,17 @@ def secret_lines(problem: Path) -> dict[str, str]:
 
 
 def all_secret_lines(problems: Path) -> dict[str, str]:
+    """Secret lines of every problem, less those another problem publishes: a line
+    like `self.block_size = block_size` in one reference may be in another's starter."""
+    public = "\n".join(
+        (problem / name).read_text(encoding="utf-8")
+        for problem in problem_dirs(problems)
+        for name in PUBLIC_FILES
+        if (problem / name).is_file()
+    )
     lines: dict[str, str] = {}
     for problem in problem_dirs(problems):
-        lines.update(secret_lines(problem))
+        lines.update((k, v) for k, v in secret_lines(problem).items() if k not in public)
     return lines
 
 

@@ -86,3 +86,16 @@ def test_the_command_reports_a_leak_and_exits_1(
         capsys.readouterr().err
     )
     assert not (tmp_path / "dist" / "problems" / f"{SLUG}.json").exists()
+
+
+def test_a_scaffold_line_the_starter_carries_with_a_comment_is_public(tmp_path: Path) -> None:
+    """Pins a false alarm: block-table's starter has the reference's
+    `self._tables: dict[int, list[int]] = {}` with a comment after it, and the build
+    refused the problem as leaking."""
+    problem = tmp_path / "demo"
+    problem.mkdir()
+    scaffold = "self._tables: dict[int, list[int]] = {}"
+    secret = "return sum(len(table) for table in self._tables.values())"
+    (problem / "starter.py").write_text(f"{scaffold}  # seq_id -> blocks\n")
+    (problem / "reference.py").write_text(f"{scaffold}\n{secret}\n")
+    assert secret_lines(problem) == {secret: "demo/reference.py"}

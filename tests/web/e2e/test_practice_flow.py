@@ -28,7 +28,7 @@ RUNAWAY = "def kv_bytes_per_token(config, kv_dtype):\n    while True:\n        p
 
 
 def test_learner_runs_in_the_browser_submits_and_reaches_the_leaderboard(page: Any) -> None:
-    username = register(page)
+    username = register(page, screenshot="00-register")
     shoot(page, "01-problem-list")
     page.click("a[href='/problems/kv-bytes-per-token']")
     page.wait_for_selector(".workspace .cm-content")
@@ -53,6 +53,7 @@ def test_learner_runs_in_the_browser_submits_and_reaches_the_leaderboard(page: A
     page.goto("/leaderboard")
     row = page.locator("#leaderboard tbody tr", has_text=username)
     assert row.count() == 1
+    assert "is-me" in (row.get_attribute("class") or "")
     assert row.locator("td").nth(2).inner_text().strip() == "1"  # solved
     shoot(page, "05-leaderboard")
 

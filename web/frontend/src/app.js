@@ -18,7 +18,17 @@ function startRunner(config) {
   return runner;
 }
 
+// Finds the viewer's own row on a leaderboard, so "where am I" needs no searching.
+function markViewer() {
+  const me = document.body.dataset.user;
+  if (!me) return;
+  for (const link of document.querySelectorAll("#leaderboard a")) {
+    if (link.textContent.trim() === me) link.closest("tr").classList.add("is-me");
+  }
+}
+
 async function start() {
+  markViewer();
   const mount = document.getElementById("workspace") || document.getElementById("editor");
   if (mount && mount.dataset.slug) {
     const config = readConfig(mount);
