@@ -174,3 +174,22 @@ def test_a_second_open_restores_python_from_its_snapshot_and_runs(page: Any) -> 
     replace_code(page, reference_source())
     page.click(RUN)
     page.wait_for_selector(".report[data-verdict=AC]")
+
+
+def test_a_float_answer_is_shown_as_the_float_it_was(page: Any) -> None:
+    """Pins a bug: the bundle went to Python via JS numbers, so an expected 1792.0 came
+    back as 1792 and roofline's own reference was judged WA in the browser; and a float
+    answer was displayed as an int next to "expected an int, got a float"."""
+    open_problem(page)
+    wait_until_python_ready(page)
+    floats = reference_source() + (
+        "\n_exact = kv_bytes_per_token\n\n"
+        "def kv_bytes_per_token(config, kv_dtype):\n"
+        "    return float(_exact(config, kv_dtype))\n"
+    )
+    replace_code(page, floats)
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=WA]")
+    first = page.locator(".case").first
+    assert first.locator(".value.got").inner_text().strip() == "114688.0"
+    assert first.locator(".value.expected").inner_text().strip() == "114688"

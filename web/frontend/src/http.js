@@ -34,3 +34,10 @@ export async function requestJSON(url, { method = "GET", body } = {}) {
   }
   return payload;
 }
+
+// A file's text, unparsed (the problem bundle goes to Python as the server wrote it).
+export async function requestText(url) {
+  const response = await fetch(url, { credentials: "same-origin" });
+  if (!response.ok) throw new HttpError(response.status, `HTTP ${response.status}`);
+  return response.text();
+}

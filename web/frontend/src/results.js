@@ -12,9 +12,13 @@ export function verdictBadge(verdict) {
   );
 }
 
-function showValue(value) {
-  if (typeof value === "string") return value;
-  return JSON.stringify(value, null, 2);
+// The Python repr when the browser's worker sent one (it keeps 1792.0 apart from
+// 1792); otherwise the JSON value as the server stored it.
+function shown(result, key) {
+  const repr = result[`${key}_repr`];
+  if (typeof repr === "string") return repr;
+  const value = result[key];
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }
 
 function lineLink(line, onLine) {
@@ -30,12 +34,12 @@ function comparison(result) {
   return h(
     "div",
     { class: "compare" },
-    h("div", {}, h("h4", {}, t("got")), h("pre", { class: "value got" }, showValue(result.got))),
+    h("div", {}, h("h4", {}, t("got")), h("pre", { class: "value got" }, shown(result, "got"))),
     h(
       "div",
       {},
       h("h4", {}, t("expected")),
-      h("pre", { class: "value expected" }, showValue(result.expected)),
+      h("pre", { class: "value expected" }, shown(result, "expected")),
     ),
   );
 }

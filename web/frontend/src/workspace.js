@@ -3,7 +3,7 @@
 // renders with data attributes naming the problem and the URLs to use.
 import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
-import { requestJSON } from "./http.js";
+import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
@@ -57,15 +57,18 @@ function dropRepeatedTitle(statement) {
 }
 
 class Workspace {
-  constructor(mount, config, bundle, runner) {
+  constructor(mount, config, bundleText, runner) {
     this.config = config;
-    this.bundle = bundle;
-    this.bundleJSON = JSON.stringify(bundle);
+    // The worker gets the bundle's text exactly as the server wrote it: a round trip
+    // through JS numbers would turn an expected 1792.0 into 1792, and a float answer
+    // would then be judged against an int.
+    this.bundleJSON = bundleText;
+    this.bundle = JSON.parse(bundleText);
     this.build(mount);
     this.editor = new CodeEditor({
       parent: this.editorHost,
       slug: config.slug,
-      starter: bundle.starter || "",
+      starter: this.bundle.starter || "",
       onRun: () => this.run(),
       label: t("run"),
     });
@@ -211,8 +214,8 @@ class Workspace {
 export async function mountWorkspace(mount, config, runner) {
   let workspace = null;
   try {
-    const bundle = await requestJSON(config.bundleURL);
-    workspace = new Workspace(mount, config, bundle, runner);
+    const bundleText = await requestText(config.bundleURL);
+    workspace = new Workspace(mount, config, bundleText, runner);
     if (runner) runner.listen((state) => workspace.showRuntime(state));
     return workspace;
   } catch (error) {
