@@ -176,10 +176,7 @@ def test_a_second_open_restores_python_from_its_snapshot_and_runs(page: Any) -> 
     page.wait_for_selector(".report[data-verdict=AC]")
 
 
-def test_a_float_answer_is_shown_as_the_float_it_was(page: Any) -> None:
-    """Pins a bug: the bundle went to Python via JS numbers, so an expected 1792.0 came
-    back as 1792 and roofline's own reference was judged WA in the browser; and a float
-    answer was displayed as an int next to "expected an int, got a float"."""
+def test_a_float_where_an_int_is_expected_is_wrong_and_shown_as_a_float(page: Any) -> None:
     open_problem(page)
     wait_until_python_ready(page)
     floats = reference_source() + (
@@ -193,3 +190,14 @@ def test_a_float_answer_is_shown_as_the_float_it_was(page: Any) -> None:
     first = page.locator(".case").first
     assert first.locator(".value.got").inner_text().strip() == "114688.0"
     assert first.locator(".value.expected").inner_text().strip() == "114688"
+
+
+def test_whole_floats_in_the_bundle_stay_floats_on_the_way_to_python(page: Any) -> None:
+    """Pins a bug: the page parsed the bundle and re-serialised it for the worker, and
+    JS numbers turned an expected 1792.0 into 1792, so roofline's own reference was
+    judged WA ("expected an int, got a float") in the browser."""
+    open_problem(page, "roofline")
+    wait_until_python_ready(page)
+    replace_code(page, reference_source("roofline"))
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=AC]")

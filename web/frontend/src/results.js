@@ -12,11 +12,8 @@ export function verdictBadge(verdict) {
   );
 }
 
-// The Python repr when the browser's worker sent one (it keeps 1792.0 apart from
-// 1792); otherwise the JSON value as the server stored it.
+// The core sends got/expected already formatted as text; anything else is shown as JSON.
 function shown(result, key) {
-  const repr = result[`${key}_repr`];
-  if (typeof repr === "string") return repr;
   const value = result[key];
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }

@@ -17,24 +17,6 @@ const JUDGE_DIR = "/home/pyodide/judge-core";
 const PYODIDE_VERSION = __PYODIDE_VERSION__;
 
 let runPublic = null;
-let withReprs = null;
-
-// JS numbers cannot tell 1792.0 from 1792, so got/expected are also sent as Python
-// reprs: the learner sees the float their code returned, as the message says.
-const WITH_REPRS = `
-import json as _json
-
-def _report_with_reprs(text):
-    report = _json.loads(text)
-    for case in report.get("cases", []):
-        for key in ("got", "expected"):
-            if key in case:
-                case[key + "_repr"] = repr(case[key])
-    return _json.dumps(report)
-
-_report_with_reprs
-`;
-
 function post(message) {
   self.postMessage(message);
 }
@@ -137,7 +119,6 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
   }
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   runPublic = pyodide.pyimport("judge.browser").run_public;
-  withReprs = pyodide.runPython(WITH_REPRS);
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
   const end = performance.now();
   // The split shows where a slow start went: network, interpreter start, judge import.
@@ -151,7 +132,7 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
 
 function run({ id, bundle, source }) {
   const started = performance.now();
-  const report = withReprs(runPublic(bundle, source));
+  const report = runPublic(bundle, source);
   post({ type: "result", id, report: JSON.parse(report), ms: performance.now() - started });
 }
 
