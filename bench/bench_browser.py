@@ -5,7 +5,8 @@
 Measures, on the kv-bytes-per-token problem:
   cold      page open -> first Run result, with an empty browser cache
   warm      page open -> first Run result, the browser cache already filled
-  rerun     a second Run on the open page (click -> results shown)
+  rerun     a second Run on the open page (click -> results shown), of the starter
+            (every case raises: tracebacks) and of the reference (every case passes)
   submit    Submit -> verdict shown, for a browser-tier problem
 and prints them beside the goals (4 s cold, 1.5 s warm, 150 ms per later Run).
 Needs the front end built (npm run build --prefix web/frontend).
@@ -14,6 +15,7 @@ Needs the front end built (npm run build --prefix web/frontend).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -21,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,13 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-GOALS_MS = {"cold": 4000.0, "warm": 1500.0, "rerun": 150.0, "submit": None}
+GOALS_MS = {
+    "cold": 4000.0,
+    "warm": 1500.0,
+    "rerun starter": 150.0,
+    "rerun reference": 150.0,
+    "submit": None,
+}
 
 # Clicks Run and resolves when the results panel shows a new report: timed in the page,
 # so Playwright's round trips are not counted.
@@ -91,11 +99,13 @@ def running_app() -> Iterator[str]:
             app.extensions[EXTENSION].queue.stop()
 
 
-def first_result_ms(page: Any, url: str) -> float:
-    """Navigation start -> first Run report, clicking Run the moment Python is ready."""
+def first_result_ms(page: Any, url: str, boots: list[dict[str, Any]]) -> float:
+    """Navigation start -> first Run report, clicking Run the moment Python is ready.
+    The worker's own record of its start (phases, snapshot or not) goes to `boots`."""
     page.goto(url, wait_until="commit")
     page.wait_for_selector("button[data-action=run]:not([disabled])", timeout=60_000)
     page.evaluate(RUN_AND_WAIT_JS)
+    boots.append(json.loads(page.get_attribute(".runtime-text", "data-boot") or "{}"))
     return float(page.evaluate("() => performance.now()"))
 
 
@@ -126,15 +136,21 @@ def register(page: Any, base: str) -> None:
     page.wait_for_url(f"{base}/")
 
 
-def measure(browser: Any, base: str, repeat: int) -> dict[str, list[float]]:
+def measure(
+    browser: Any, base: str, repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[dict[str, Any]]]]:
     url = f"{base}/problems/{SLUG}"
-    results: dict[str, list[float]] = {"cold": [], "warm": [], "rerun": [], "submit": []}
+    results: dict[str, list[float]] = {name: [] for name in GOALS_MS}
+    boots: dict[str, list[dict[str, Any]]] = {"cold": [], "warm": []}
     for _ in range(repeat):
         context = browser.new_context()  # a new context starts with an empty cache
         page = context.new_page()
-        results["cold"].append(first_result_ms(page, url))
-        results["warm"].append(first_result_ms(page, url))
-        results["rerun"].append(float(page.evaluate(RUN_AND_WAIT_JS)))
+        results["cold"].append(first_result_ms(page, url, boots["cold"]))
+        page.wait_for_timeout(1500)  # the snapshot is written in the background
+        results["warm"].append(first_result_ms(page, url, boots["warm"]))
+        results["rerun starter"].append(float(page.evaluate(RUN_AND_WAIT_JS)))
+        put_reference(page)
+        results["rerun reference"].append(float(page.evaluate(RUN_AND_WAIT_JS)))
         context.close()
     context = browser.new_context()
     page = context.new_page()
@@ -145,23 +161,37 @@ def measure(browser: Any, base: str, repeat: int) -> dict[str, list[float]]:
     for _ in range(repeat):
         results["submit"].append(submit_ms(page))
     context.close()
-    return results
+    return results, boots
 
 
-def table(results: dict[str, list[float]], describe: Callable[[str], str]) -> str:
-    rows = [f"| {'measure':<8} | {'median ms':>9} | {'min ms':>8} | {'max ms':>8} | goal |"]
+def table(results: dict[str, list[float]]) -> str:
+    rows = [f"| {'measure':<15} | {'median ms':>9} | {'min ms':>8} | {'max ms':>8} | goal |"]
     rows.append("|---|---:|---:|---:|---|")
     for name, values in results.items():
         goal = GOALS_MS[name]
-        mark = (
-            ""
-            if goal is None
-            else f"≤ {goal:.0f} ms " + ("✓" if statistics.median(values) <= goal else "✗")
-        )
+        median = statistics.median(values)
+        mark = "" if goal is None else f"≤ {goal:.0f} ms " + ("✓" if median <= goal else "✗")
         rows.append(
-            f"| {describe(name):<8} | {statistics.median(values):9.0f} | {min(values):8.0f} "
-            f"| {max(values):8.0f} | {mark} |"
+            f"| {name:<15} | {median:9.0f} | {min(values):8.0f} | {max(values):8.0f} | {mark} |"
         )
+    return "\n".join(rows)
+
+
+def boot_table(boots: dict[str, list[dict[str, Any]]]) -> str:
+    """The worker's start, cold beside restored from the snapshot (medians, ms)."""
+    rows = ["| worker start | restored | download | python | judge | total |"]
+    rows.append("|---|---|---:|---:|---:|---:|")
+    for name, records in boots.items():
+        restored = sorted({str(r.get("restored")) for r in records})
+        cells = [
+            statistics.median(r["phases"][phase] for r in records)
+            for phase in ("download", "python", "judge")
+        ]
+        total = statistics.median(r["ms"] for r in records)
+        numbers = " | ".join(f"{c:.0f}" for c in [*cells, total])
+        rows.append(f"| {name} | {'/'.join(restored)} | {numbers} |")
+    cold, warm = (statistics.median(r["phases"]["python"] for r in boots[k]) for k in boots)
+    rows.append(f"\nPython start from the snapshot: {cold / warm:.1f}x faster than cold.")
     return "\n".join(rows)
 
 
@@ -178,11 +208,13 @@ def main() -> int:
         browser = playwright.chromium.launch(
             executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
         )
-        results = measure(browser, base, args.repeat)
+        results, boots = measure(browser, base, args.repeat)
         browser.close()
     load = os.getloadavg()
     print(f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print(table(results, lambda name: name))
+    print(table(results))
+    print()
+    print(boot_table(boots))
     return 0
 
 
