@@ -37,13 +37,19 @@ CHROMIUM_ARGS = [
 JUDGE_SEED = 0x5EC12E7_5EED
 
 
-def build_frontend() -> None:
-    """npm ci when node_modules is missing, then the production build into DIST."""
+def npm_command() -> str:
+    """npm, after `npm ci` if web/frontend/node_modules is missing."""
     npm = shutil.which("npm")
     if npm is None:
         pytest.fail("npm is not installed: the front end cannot be built (apt-get install npm)")
     if not (FRONTEND / "node_modules").is_dir():
         subprocess.run([npm, "ci", "--prefix", str(FRONTEND)], check=True, capture_output=True)
+    return npm
+
+
+def build_frontend() -> None:
+    """The production build into DIST."""
+    npm = npm_command()
     env = {**os.environ, "PYTHON": sys.executable}
     done = subprocess.run(
         [npm, "run", "build", "--prefix", str(FRONTEND)],

@@ -128,6 +128,7 @@ function normalise(tag) {
 }
 
 export function detectLanguage() {
+  if (typeof document === "undefined") return "en"; // outside a page (unit tests)
   const fromCookie = normalise(readCookie(COOKIE));
   if (fromCookie) return fromCookie;
   const fromPage = normalise(document.documentElement.lang);
