@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import random
 import shutil
 import statistics
@@ -34,6 +35,19 @@ SOURCE_PROBLEM = REPO / "problems" / "kv-bytes-per-token"
 SLUGS = [f"bench-{i:02d}" for i in range(10)]
 SPEED_SLUG = SLUGS[-1]
 VERDICTS = ["AC"] * 40 + ["WA"] * 35 + ["TLE"] * 10 + ["RE"] * 10 + ["CE"] * 5
+# Rows as large as real ones: about 1 KB of code and a 40-case report.
+CODE = "def kv_bytes_per_token(config, kv_dtype):\n" + "    # explain the layout\n" * 45
+REPORT = json.dumps(
+    {
+        "verdict": "WA",
+        "cases": [
+            {"name": f"random-{i}", "public": i < 6, "verdict": "AC", "time_ms": 0.1, "message": ""}
+            for i in range(40)
+        ],
+        "stdout": "",
+        "stderr": "",
+    }
+)
 
 
 def make_problems(root: Path) -> None:
@@ -46,9 +60,10 @@ def make_problems(root: Path) -> None:
         (folder / "problem.toml").write_text(toml.replace(old, f'slug = "{slug}"'), "utf-8")
 
 
-def fill(app_state: object, users: int, submissions: int, seed: int = 7) -> float:
+def fill(app_state: object, users: int, submissions: int, seed: int = 7) -> tuple[float, float]:
     """Insert users and judged submissions in bulk, then fold them into the standings the
-    way the workers do (standings.refresh per user and problem). Returns seconds spent."""
+    way the workers do (standings.refresh per user and problem). Returns the seconds spent
+    inserting and the mean seconds per refresh."""
     rng = random.Random(seed)
     sessions = app_state.sessions  # type: ignore[attr-defined]
     start = time.perf_counter()
@@ -65,15 +80,17 @@ def fill(app_state: object, users: int, submissions: int, seed: int = 7) -> floa
             slug = rng.choice(SLUGS)
             rows.append(_row(rng, rng.choice(ids), slug, verdict, t0 + timedelta(seconds=n * 20)))
         db.execute(insert(Submission), rows)
+    inserted = time.perf_counter() - start
     pairs = {(r["user_id"], r["problem_slug"]) for r in rows}
     by_user: dict[int, list[str]] = {}
     for user_id, slug in pairs:
         by_user.setdefault(user_id, []).append(slug)
+    start = time.perf_counter()
     for user_id, slugs in by_user.items():
         with transaction(sessions) as db:
             for slug in slugs:
                 standings.refresh(db, user_id, slug)
-    return time.perf_counter() - start
+    return inserted, (time.perf_counter() - start) / len(pairs)
 
 
 def _row(rng: random.Random, user_id: int, slug: str, verdict: str, at: datetime) -> dict:
@@ -81,14 +98,14 @@ def _row(rng: random.Random, user_id: int, slug: str, verdict: str, at: datetime
     return {
         "user_id": user_id,
         "problem_slug": slug,
-        "code": "def f():\n    return 1\n",
+        "code": CODE,
         "status": "done",
         "verdict": verdict,
         "points": 100 if verdict == "AC" else 0,
         "passed": 5 if verdict == "AC" else 2,
         "total": 5,
         "time_ms": rng.uniform(5, 500),
-        "report_json": '{"cases": []}',
+        "report_json": REPORT,
         "metric": rng.uniform(50, 400) if speed else None,
         "metric_spread": rng.uniform(0.5, 5) if speed else None,
         "hardware": "Intel Xeon (2 cores)" if speed else None,
@@ -175,12 +192,11 @@ def main() -> int:
         if reuse:
             print(f"reusing {database}")
         else:
-            fill_s = fill(state, args.users, args.submissions)
+            inserted, per_refresh = fill(state, args.users, args.submissions)
             print(
-                f"filled {args.users:,} users, {args.submissions:,} submissions in {fill_s:.1f} s"
-            )
-            print(
-                "(each fold of a verdict into the standings is standings.refresh, as in a worker)"
+                f"inserted {args.users:,} users and {args.submissions:,} submissions in"
+                f" {inserted:.1f} s; standings.refresh (run once per verdict by a worker)"
+                f" took {per_refresh * 1e3:.2f} ms per user and problem"
             )
         report(app, args.requests)
         state.engine.dispose()

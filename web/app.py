@@ -18,7 +18,7 @@ from web.errors import register_error_handlers
 from web.i18n import pick_language, translate
 from web.jobqueue import WorkerPool
 from web.jobs import JobContext, recover, run_job
-from web.judging import load_launcher
+from web.judging import make_judge
 from web.ratelimit import RateLimiter
 from web.state import EXTENSION, PlatformState
 
@@ -52,13 +52,18 @@ def _make_state(config: WebConfig) -> PlatformState:
     engine = make_engine(config.database_url)
     sessions = make_sessions(engine)
     catalog = ProblemCatalog(config.problems_dir)
-    launcher = load_launcher(config.launcher)
+    judge = make_judge(
+        config.judge_backend,
+        launcher=config.launcher,
+        workers=config.workers,
+        problems_dir=config.problems_dir,
+    )
     pool_ref: list[WorkerPool] = []
     ctx = JobContext(
         sessions=sessions,
         problems=catalog,
         judge_seed=config.judge_seed,
-        launcher=launcher,
+        judge=judge,
         max_attempts=config.max_job_attempts,
         requeue=lambda sid: pool_ref[0].enqueue(sid),
     )
@@ -68,7 +73,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         pool.start()
         for submission_id in recover(sessions):
             pool.enqueue(submission_id)
-    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter())
+    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge)
 
 
 def _register_hooks(app: Flask) -> None:
@@ -90,11 +95,16 @@ def _register_hooks(app: Flask) -> None:
         if db is not None:
             db.close()
 
+    isolate = app.extensions[EXTENSION].config.cross_origin_isolation
+
     @app.after_request
     def security_headers(response: Any) -> Any:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
+        if isolate:
+            response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+            response.headers.setdefault("Cross-Origin-Embedder-Policy", "require-corp")
         return response
 
     @app.context_processor

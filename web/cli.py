@@ -56,7 +56,7 @@ def serve(argv: list[str] | None = None) -> int:
         pass
     finally:
         server.close()
-        app.extensions["judge_platform"].queue.stop()
+        app.extensions["judge_platform"].close()
     return 0
 
 

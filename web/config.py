@@ -27,7 +27,10 @@ class WebConfig:
     # The seed for the hidden generated cases; never sent to a browser or a submission.
     judge_seed: int
     workers: int = 2
-    # "module:callable" returning a launcher for judge_source; empty = the core's default.
+    # "local": the core's judge_source (a plain child process, or `launcher`);
+    # "sandbox": the runner's warm sandboxed workers (runner.api.Runner).
+    judge_backend: str = "local"
+    # "module:callable" returning a launcher for the local backend; empty = the core's default.
     launcher: str = ""
     max_request_bytes: int = 256 * 1024
     max_job_attempts: int = 3
@@ -40,6 +43,10 @@ class WebConfig:
     events_max_s: float = 55.0
     start_workers: bool = True
     secure_cookies: bool = False
+    # COOP/COEP on every response: the page may then share memory with its Pyodide worker,
+    # so Stop interrupts Python instead of killing the worker. Safe because every asset is
+    # served from this origin (nothing comes from a CDN).
+    cross_origin_isolation: bool = True
     # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
     password_method: str = "scrypt"
 
@@ -62,6 +69,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
+        judge_backend=env.get("JUDGE_BACKEND", "local"),
         launcher=env.get("JUDGE_LAUNCHER", ""),
         secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
     )

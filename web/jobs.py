@@ -25,7 +25,7 @@ class JobContext:
     sessions: sessionmaker[Session]
     problems: Any  # judge.problemset.ProblemSet
     judge_seed: int
-    launcher: Any
+    judge: judging.Judge
     max_attempts: int
     requeue: Callable[[int], None]
 
@@ -66,7 +66,7 @@ def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
 def _judge(ctx: JobContext, slug: str, code: str) -> judging.Outcome:
     try:
         problem = ctx.problems.get(slug)
-        return judging.judge(problem, code, seed=ctx.judge_seed, launcher=ctx.launcher)
+        return judging.judge(ctx.judge, problem, code, seed=ctx.judge_seed)
     except judging.UnknownProblem:
         return internal_error(f"problem {slug!r} is no longer on the server")
     except Exception as exc:

@@ -7,14 +7,14 @@ import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from judge.errors import SourceError, UnknownProblem
 from judge.judging import judge_source
 from judge.problemset import ProblemSet
 from judge.source import validate_source
 
-__all__ = ["Outcome", "ProblemSet", "UnknownProblem", "judge", "load_launcher", "source_problem"]
+__all__ = ["Judge", "Outcome", "ProblemSet", "UnknownProblem", "judge", "make_judge"]
 
 FINAL_VERDICTS = ("AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE")
 
@@ -49,7 +49,7 @@ def source_problem(code: str) -> str | None:
 
 
 def load_launcher(spec: str) -> Any:
-    """`module:callable` from the config, called once to build the sandbox launcher."""
+    """`module:callable` from the config, called once to build a launcher for judge_source."""
     if not spec:
         return None
     module_name, _, attr = spec.partition(":")
@@ -58,9 +58,59 @@ def load_launcher(spec: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)()
 
 
-def judge(problem: Any, code: str, *, seed: int, launcher: Any) -> Outcome:
+class Judge(Protocol):
+    """Runs one submission and returns the core's report as a dict (admin view)."""
+
+    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalJudge:
+    """The core's judge_source: a child process per submission, or the given launcher."""
+
+    def __init__(self, launcher_spec: str = "") -> None:
+        self.launcher = load_launcher(launcher_spec)
+
+    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
+        report = judge_source(problem, code, seed=seed, launcher=self.launcher)
+        return dict(report.to_dict(admin=True))
+
+    def close(self) -> None:
+        close = getattr(self.launcher, "close", None)
+        if close is not None:
+            close()
+
+
+class SandboxJudge:
+    """The runner's warm sandboxed workers and reference cache (runner.api.Runner)."""
+
+    def __init__(self, workers: int, problems_dir: Path) -> None:
+        from runner.api import Runner  # only servers that ask for the sandbox need it
+
+        self.runner = Runner(pool_size=workers, problems_root=problems_dir)
+
+    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
+        return dict(self.runner.judge(problem, code, seed=seed).to_dict(admin=True))
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+BACKENDS = ("local", "sandbox")
+
+
+def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path) -> Judge:
+    if backend == "local":
+        return LocalJudge(launcher)
+    if backend == "sandbox":
+        return SandboxJudge(workers, problems_dir)
+    raise ValueError(f"judge backend {backend!r} must be one of {', '.join(BACKENDS)}")
+
+
+def judge(engine: Judge, problem: Any, code: str, *, seed: int) -> Outcome:
     try:
-        report = judge_source(problem, code, seed=seed, launcher=launcher).to_dict(admin=True)
+        report = engine.run(problem, code, seed)
     except SourceError as exc:
         # Checked before storing, so only a changed limit gets here; the source is at fault.
         report = {"verdict": "CE", "compile_error": {"kind": "source", "message": str(exc)}}

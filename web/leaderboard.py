@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from web.db import iso
@@ -13,79 +13,41 @@ from web.models import ProblemResult, Standing, Submission, User
 
 def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
     """Points desc, solved desc, penalty asc, then the earlier last improvement wins."""
-    rows = db.execute(
-        select(User.username, Standing)
-        .join(User, User.id == Standing.user_id)
-        .order_by(
-            Standing.points.desc(),
-            Standing.solved.desc(),
-            Standing.penalty,
-            Standing.last_improved_at,
-            Standing.user_id,
-        )
-        .limit(limit)
-        .offset(offset)
-    ).all()
+    rows = db.execute(overall_query(limit, offset)).all()
     total = db.scalar(select(func.count()).select_from(Standing)) or 0
     entries = [
         {
             "rank": offset + i + 1,
-            "user": name,
-            "points": s.points,
-            "solved": s.solved,
-            "penalty": s.penalty,
-            "last_improved_at": iso(s.last_improved_at),
+            "user": r.username,
+            "points": r.points,
+            "solved": r.solved,
+            "penalty": r.penalty,
+            "last_improved_at": iso(r.last_improved_at),
         }
-        for i, (name, s) in enumerate(rows)
+        for i, r in enumerate(rows)
     ]
     return {"total": total, "offset": offset, "limit": limit, "entries": entries}
 
 
 def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
-    rows = db.execute(
-        select(User.username, ProblemResult)
-        .join(User, User.id == ProblemResult.user_id)
-        .where(ProblemResult.problem_slug == slug)
-        .order_by(
-            ProblemResult.best_points.desc(),
-            ProblemResult.wrong_before_ac,
-            ProblemResult.improved_at,
-            ProblemResult.user_id,
-        )
-        .limit(limit)
-    ).all()
+    rows = db.execute(problem_query(slug, limit)).all()
     return [
         {
             "rank": i + 1,
-            "user": name,
+            "user": r.username,
             "points": r.best_points,
             "solved": r.solved,
             "penalty": r.wrong_before_ac if r.solved else 0,
             "attempts": r.attempts,
             "improved_at": iso(r.improved_at),
         }
-        for i, (name, r) in enumerate(rows)
+        for i, r in enumerate(rows)
     ]
 
 
 def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
     """Each user's fastest accepted run (tokens/s) with its spread and hardware."""
-    rows = db.execute(
-        select(
-            User.username,
-            Submission.id,
-            Submission.metric,
-            Submission.metric_spread,
-            Submission.hardware,
-            Submission.created_at,
-        )
-        .select_from(ProblemResult)
-        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
-        .join(User, User.id == ProblemResult.user_id)
-        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
-        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
-        .limit(limit)
-    ).all()
+    rows = db.execute(speed_query(slug, limit)).all()
     return [
         {
             "rank": i + 1,
@@ -108,3 +70,70 @@ def progress(db: Session, user_id: int) -> dict[str, str]:
         )
     ).all()
     return {slug: "solved" if solved else "tried" for slug, solved in rows}
+
+
+# The statements, apart so that a test can check each one's plan walks an index.
+
+
+def overall_query(limit: int, offset: int) -> Select[Any]:
+    # Columns, not ORM objects: a board is read-only and object loading cost more than SQL.
+    return (
+        select(
+            User.username,
+            Standing.points,
+            Standing.solved,
+            Standing.penalty,
+            Standing.last_improved_at,
+        )
+        .join(User, User.id == Standing.user_id)
+        .order_by(
+            Standing.points.desc(),
+            Standing.solved.desc(),
+            Standing.penalty,
+            Standing.last_improved_at,
+            Standing.user_id,
+        )
+        .limit(limit)
+        .offset(offset)
+    )
+
+
+def problem_query(slug: str, limit: int) -> Select[Any]:
+    return (
+        select(
+            User.username,
+            ProblemResult.best_points,
+            ProblemResult.solved,
+            ProblemResult.wrong_before_ac,
+            ProblemResult.attempts,
+            ProblemResult.improved_at,
+        )
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug)
+        .order_by(
+            ProblemResult.best_points.desc(),
+            ProblemResult.wrong_before_ac,
+            ProblemResult.improved_at,
+            ProblemResult.user_id,
+        )
+        .limit(limit)
+    )
+
+
+def speed_query(slug: str, limit: int) -> Select[Any]:
+    return (
+        select(
+            User.username,
+            Submission.id,
+            Submission.metric,
+            Submission.metric_spread,
+            Submission.hardware,
+            Submission.created_at,
+        )
+        .select_from(ProblemResult)
+        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
+        .join(User, User.id == ProblemResult.user_id)
+        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
+        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
+        .limit(limit)
+    )

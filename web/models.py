@@ -73,6 +73,7 @@ class Submission(Base):
 
     __table_args__ = (
         Index("ix_submissions_user_problem", "user_id", "problem_slug", "id"),
+        Index("ix_submissions_user", "user_id", "id"),
         Index("ix_submissions_problem", "problem_slug", "id"),
         Index("ix_submissions_status", "status", "id"),
         Index("ix_submissions_speed", "problem_slug", "verdict", "metric"),
@@ -132,7 +133,12 @@ Index(
     ProblemResult.improved_at,
     ProblemResult.user_id,
 )
-Index("ix_problem_results_speed", ProblemResult.problem_slug, ProblemResult.best_metric.desc())
+Index(
+    "ix_problem_results_speed",
+    ProblemResult.problem_slug,
+    ProblemResult.best_metric.desc(),
+    ProblemResult.best_metric_submission_id,
+)
 Index(
     "ix_standings_rank",
     Standing.points.desc(),

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from web.catalog import ProblemCatalog
 from web.config import WebConfig
 from web.jobqueue import JudgeQueue
+from web.judging import Judge
 from web.ratelimit import RateLimiter
 
 EXTENSION = "judge_platform"
@@ -24,6 +25,13 @@ class PlatformState:
     catalog: ProblemCatalog
     queue: JudgeQueue
     limiter: RateLimiter
+    judge: Judge
+
+    def close(self) -> None:
+        """Stop the workers (letting running jobs finish), then release the judge and pool."""
+        self.queue.stop()
+        self.judge.close()
+        self.engine.dispose()
 
 
 def platform() -> PlatformState:

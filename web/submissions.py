@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session, defer
 
 from web import judging
 from web.auth import Viewer
@@ -59,15 +59,23 @@ def find(db: Session, submission_id: int) -> tuple[Submission, str]:
 
 def search(db: Session, query: SubmissionQuery) -> list[tuple[Submission, str]]:
     """Newest first, keyset-paged by id; every filter is served by an index."""
-    stmt = select(Submission, User.username).join(User, User.id == Submission.user_id)
+    return [(s, name) for s, name in db.execute(search_query(query)).all()]
+
+
+def search_query(query: SubmissionQuery) -> Select[Any]:
+    # Lists show summaries: leave the code and the report (kilobytes each) in the table.
+    stmt = (
+        select(Submission, User.username)
+        .join(User, User.id == Submission.user_id)
+        .options(defer(Submission.code), defer(Submission.report_json))
+    )
     if query.problem:
         stmt = stmt.where(Submission.problem_slug == query.problem)
     if query.username:
         stmt = stmt.where(User.username == query.username)
     if query.before is not None:
         stmt = stmt.where(Submission.id < query.before)
-    stmt = stmt.order_by(Submission.id.desc()).limit(query.limit)
-    return [(s, name) for s, name in db.execute(stmt).all()]
+    return stmt.order_by(Submission.id.desc()).limit(query.limit)
 
 
 def summary(sub: Submission, username: str) -> dict[str, Any]:

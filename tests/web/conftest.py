@@ -41,8 +41,7 @@ def app(config: WebConfig) -> Iterator[Flask]:
     app = create_app(config)
     app.testing = True
     yield app
-    state(app).queue.stop()
-    state(app).engine.dispose()
+    state(app).close()
 
 
 @pytest.fixture

@@ -124,3 +124,17 @@ def test_serve_migrates_and_serves_with_waitress(tmp_path: Path, problems_root: 
         finally:
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=10) == 0
+
+
+def test_event_stream_over_waitress_delivers_the_verdict(app: Flask, server: str) -> None:
+    import urllib.request
+
+    ada = make_user(app.test_client(), "ada")
+    body = {"problem": "add-two", "code": GOOD}
+    created = app.test_client().post("/api/submissions", json=body, headers=ada.auth).json
+    request = urllib.request.Request(server + created["events_url"], headers=ada.auth)
+    with urllib.request.urlopen(request, timeout=20) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        lines = [line.decode() for line in stream]
+    assert "event: done\n" in lines
+    assert any('"verdict": "AC"' in line for line in lines if line.startswith("data:"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from web_helpers import make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, write_problem
 
@@ -32,7 +33,7 @@ def test_a_failing_judge_is_retried_then_stored_as_ie_never_wa(
             assert db.get(Submission, sid).attempts == 2
         assert client.get("/api/leaderboard").json["entries"] == []
     finally:
-        state(app).queue.stop()
+        state(app).close()
 
 
 def test_rows_left_running_by_a_crash_are_judged_on_start(
@@ -45,7 +46,7 @@ def test_rows_left_running_by_a_crash_are_judged_on_start(
     sid = submit(client, ada, GOOD)
     with transaction(state(first).sessions) as db:  # as if a worker died mid-job
         db.get(Submission, sid).status = "running"
-    state(first).engine.dispose()
+    state(first).close()
     second = create_app(config.with_(start_workers=True))
     try:
         wait_judged(second)
@@ -53,7 +54,7 @@ def test_rows_left_running_by_a_crash_are_judged_on_start(
             row = db.get(Submission, sid)
             assert (row.status, row.verdict) == ("done", "AC")
     finally:
-        state(second).queue.stop()
+        state(second).close()
 
 
 def test_a_submission_queued_twice_is_judged_once(
@@ -64,7 +65,7 @@ def test_a_submission_queued_twice_is_judged_once(
     ada = make_user(client, "ada")
     sid = submit(client, ada, GOOD)
     st = state(app)
-    ctx = jobs.JobContext(st.sessions, st.catalog, 7, None, 3, requeue=lambda _id: None)
+    ctx = jobs.JobContext(st.sessions, st.catalog, 7, st.judge, 3, requeue=lambda _id: None)
     jobs.run_job(ctx, sid)
     jobs.run_job(ctx, sid)  # already done: the claim fails, nothing runs
     with st.sessions() as db:
@@ -81,3 +82,29 @@ def test_a_stored_verdict_updates_the_board_in_the_same_transaction(
     wait_judged(app)
     entries = client.get("/api/leaderboard").json["entries"]
     assert [(e["user"], e["points"], e["solved"]) for e in entries] == [("ada", 100, 1)]
+
+
+def test_an_unknown_judge_backend_is_refused_at_start(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    config = make_config(tmp_path, db_template, problems_root, judge_backend="cloud")
+    with pytest.raises(ValueError, match="judge backend 'cloud' must be one of local, sandbox"):
+        create_app(config)
+
+
+@pytest.mark.sandbox
+def test_the_sandbox_backend_judges_through_the_runner(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    pytest.importorskip("runner.api", reason="the runner package is not in this tree yet")
+    config = make_config(tmp_path, db_template, problems_root, judge_backend="sandbox", workers=1)
+    app = create_app(config)
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        sid = submit(client, ada, GOOD)
+        wait_judged(app)
+        view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
+        assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox")
+    finally:
+        state(app).close()

@@ -147,3 +147,12 @@ def test_lists_and_boards_render(app: Flask, client: FlaskClient) -> None:
         response = client.get(url)
         assert response.status_code == 200, url
         assert "ada" in response.get_data(as_text=True), url
+
+
+def test_pages_are_cross_origin_isolated_and_not_framed(client: FlaskClient) -> None:
+    for url in ("/", "/problems/add-two", "/api/problems"):
+        headers = client.get(url).headers
+        assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+        assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+        assert headers["X-Frame-Options"] == "DENY"
+        assert headers["X-Content-Type-Options"] == "nosniff"

@@ -82,5 +82,4 @@ def test_submission_round_trip_on_postgresql(
         listed = client.get("/api/submissions?user=ada").json["submissions"]
         assert [s["id"] for s in listed] == [sid]
     finally:
-        state(app).queue.stop()
-        state(app).engine.dispose()
+        state(app).close()

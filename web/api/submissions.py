@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, g, jsonify, request
 from sqlalchemy.orm import Session, sessionmaker
@@ -57,7 +58,7 @@ def index() -> Any:
     if len(rows) == query.limit:
         args = {k: v for k, v in request.args.items() if k != "before"}
         args["before"] = str(rows[-1][0].id)
-        next_url = "/api/submissions?" + "&".join(f"{k}={v}" for k, v in args.items())
+        next_url = "/api/submissions?" + urlencode(args)
     return jsonify({"submissions": items, "next": next_url})
 
 
