@@ -109,18 +109,17 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         app.extensions[EXTENSION].queue.stop()
 
 
-def cross_origin_isolated(app: Any) -> Any:
-    """WSGI middleware adding COOP/COEP, the headers that let a page share memory with
-    its worker (and so interrupt Python instead of terminating the worker)."""
+ISOLATION_HEADERS = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
+
+
+def without_isolation(app: Any) -> Any:
+    """WSGI middleware dropping COOP/COEP: the page is then not cross-origin isolated,
+    cannot share memory with its worker, and Stop must terminate the worker."""
 
     def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
         def start(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
-            headers = [
-                *headers,
-                ("Cross-Origin-Opener-Policy", "same-origin"),
-                ("Cross-Origin-Embedder-Policy", "require-corp"),
-            ]
-            return start_response(status, headers, *rest)
+            kept = [(k, v) for k, v in headers if k.lower() not in ISOLATION_HEADERS]
+            return start_response(status, kept, *rest)
 
         return app(environ, start)
 
@@ -128,13 +127,14 @@ def cross_origin_isolated(app: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def isolated_url(live_server: LiveServer) -> Iterator[str]:
-    """The same app (same database) on a second port, served cross-origin isolated."""
+def plain_url(live_server: LiveServer) -> Iterator[str]:
+    """The same app (same database) on a second port, without cross-origin isolation."""
     from waitress.server import create_server
 
-    app = cross_origin_isolated(live_server.app)
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
-    thread = threading.Thread(target=server.run, name="waitress-isolated", daemon=True)
+    server = create_server(
+        without_isolation(live_server.app), host="127.0.0.1", port=free_port(), threads=4
+    )
+    thread = threading.Thread(target=server.run, name="waitress-plain", daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"

@@ -58,9 +58,13 @@ def test_learner_runs_in_the_browser_submits_and_reaches_the_leaderboard(page: A
     shoot(page, "05-leaderboard")
 
 
-def test_stop_ends_a_runaway_run_and_the_next_run_works(page: Any) -> None:
-    open_problem(page)
+def test_stop_terminates_the_worker_when_the_page_is_not_isolated(
+    page: Any, plain_url: str
+) -> None:
+    page.goto(f"{plain_url}/problems/kv-bytes-per-token")
     wait_until_python_ready(page)
+    assert page.evaluate("crossOriginIsolated") is False
+    boot = page.get_attribute(".runtime-text", "data-boot")
     replace_code(page, RUNAWAY)
     page.click(RUN)
     page.wait_for_selector(f"{STOP}:not([hidden])")
@@ -70,17 +74,17 @@ def test_stop_ends_a_runaway_run_and_the_next_run_works(page: Any) -> None:
     assert "Stopped" in page.inner_text("[data-panel=results]")
     shoot(page, "06-stopped")
 
-    # Python is usable again (the same interpreter or a fresh worker) and runs real code.
+    # A fresh worker (a new boot record) runs real code.
     replace_code(page, reference_source())
     wait_until_python_ready(page)
+    assert page.get_attribute(".runtime-text", "data-boot") != boot
     page.click(RUN)
     page.wait_for_selector(".report[data-verdict=AC]")
 
 
-def test_stop_interrupts_python_in_place_when_the_page_is_isolated(
-    page: Any, isolated_url: str
-) -> None:
-    page.goto(f"{isolated_url}/problems/kv-bytes-per-token")
+def test_stop_interrupts_python_in_place_on_the_isolated_page(page: Any) -> None:
+    """The app sends COOP/COEP, so the page shares memory with its worker."""
+    open_problem(page)
     wait_until_python_ready(page)
     assert page.evaluate("crossOriginIsolated") is True
     boot = page.get_attribute(".runtime-text", "data-boot")

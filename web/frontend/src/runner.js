@@ -5,7 +5,8 @@
 // period, the worker is terminated and a fresh one starts loading at once.
 
 const SIGINT = 2;
-const INTERRUPT_GRACE_MS = 400;
+// Python checks the interrupt buffer often, but a loaded machine can delay the answer.
+const INTERRUPT_GRACE_MS = 1000;
 
 export class Runner {
   constructor({ workerURL, indexURL, judgeURL }) {
