@@ -17,7 +17,7 @@ def test_a_chinese_browser_gets_chinese_and_the_switch_changes_everything(page: 
     wait_until_python_ready(page)
     assert page.inner_text("button[data-action=run]") == "运行"
     assert "每个 token" in page.inner_text(".statement h1")
-    shoot(page, "08-chinese")
+    shoot(page, "09-chinese")
 
     page.click("#lang-switch")
     page.wait_for_selector(".workspace .cm-content")
@@ -27,7 +27,7 @@ def test_a_chinese_browser_gets_chinese_and_the_switch_changes_everything(page: 
     page.reload()  # the choice is remembered (a cookie the server reads too)
     page.wait_for_selector(".workspace .cm-content")
     assert page.inner_text("button[data-action=run]") == "Run"
-    shoot(page, "09-switched-to-english")
+    shoot(page, "10-switched-to-english")
 
 
 @pytest.mark.locale("en-GB")

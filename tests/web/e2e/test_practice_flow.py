@@ -50,12 +50,17 @@ def test_learner_runs_in_the_browser_submits_and_reaches_the_leaderboard(page: A
     assert verdict.get_attribute("data-verdict") == "AC"
     shoot(page, "04-submit-accepted")
 
+    page.goto("/")
+    assert page.locator("tr[data-slug=kv-bytes-per-token] td.progress-solved").count() == 1
+    assert page.locator(".chapter-progress .count").first.inner_text().startswith("1 / ")
+    shoot(page, "05-progress")
+
     page.goto("/leaderboard")
     row = page.locator("#leaderboard tbody tr", has_text=username)
     assert row.count() == 1
     assert "is-me" in (row.get_attribute("class") or "")
     assert row.locator("td").nth(2).inner_text().strip() == "1"  # solved
-    shoot(page, "05-leaderboard")
+    shoot(page, "06-leaderboard")
 
 
 def test_stop_terminates_the_worker_when_the_page_is_not_isolated(
@@ -72,7 +77,7 @@ def test_stop_terminates_the_worker_when_the_page_is_not_isolated(
     page.click(STOP)
     page.wait_for_selector(".panel .notice-warn")
     assert "Stopped" in page.inner_text("[data-panel=results]")
-    shoot(page, "06-stopped")
+    shoot(page, "07-stopped")
 
     # A fresh worker (a new boot record) runs real code.
     replace_code(page, reference_source())
@@ -136,7 +141,7 @@ def test_failures_show_got_expected_and_point_at_the_editor_line(page: Any) -> N
     marked = page.locator(".cm-error-line")
     assert marked.count() >= 1
     assert "raise ValueError" in marked.first.inner_text()
-    shoot(page, "07-failures")
+    shoot(page, "08-failures")
 
 
 def test_code_is_autosaved_per_problem_and_reset_restores_the_starter(page: Any) -> None:

@@ -27,8 +27,25 @@ function markViewer() {
   }
 }
 
+// A solved-count bar under each chapter of the problem list (logged-in viewers only:
+// the server renders a progress cell per problem for them).
+function summariseChapters() {
+  for (const table of document.querySelectorAll("table.problem-list")) {
+    const cells = table.querySelectorAll("td.progress");
+    if (!cells.length) continue;
+    const solved = table.querySelectorAll("td.progress-solved").length;
+    const bar = document.createElement("div");
+    bar.className = "chapter-progress";
+    bar.innerHTML = '<span class="track"><span class="fill"></span></span><span class="count"></span>';
+    bar.querySelector(".fill").style.width = `${Math.round((100 * solved) / cells.length)}%`;
+    bar.querySelector(".count").textContent = `${solved} / ${cells.length}`;
+    table.before(bar);
+  }
+}
+
 async function start() {
   markViewer();
+  summariseChapters();
   const mount = document.getElementById("workspace") || document.getElementById("editor");
   if (mount && mount.dataset.slug) {
     const config = readConfig(mount);
