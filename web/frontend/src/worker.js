@@ -113,9 +113,14 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
   const pythonStarted = performance.now();
   post({ type: "progress", stage: "judge", loaded: 0, total: 0 });
   loadJudge(pyodide, judgeBytes);
-  if (!snapshot) {
-    // Taken before any learner code runs and before JS holds Python objects.
-    saveSnapshot(key, pyodide.makeMemorySnapshot());
+  if (!snapshot && key) {
+    // Taken before any learner code runs and before JS holds Python objects. The
+    // snapshot API is Pyodide's private one: if it fails, later opens just start cold.
+    try {
+      saveSnapshot(key, pyodide.makeMemorySnapshot());
+    } catch {
+      // keep going without a snapshot
+    }
   }
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   runPublic = pyodide.pyimport("judge.browser").run_public;
