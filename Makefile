@@ -11,13 +11,13 @@ WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 APT_PKGS  := bubblewrap chromium redis-server
 
-.PHONY: help setup run test lint typecheck apt venv npm bench clean
+.PHONY: help setup run test lint typecheck apt venv npm sandbox-user doctor bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 
-setup: apt venv npm
+setup: apt venv npm sandbox-user
 
 # Debian packages the sandbox, browser tests and queue need; installed only when missing.
 apt: $(STAMPS)/apt
@@ -50,6 +50,19 @@ $(STAMPS)/npm: tests/problems/package.json tests/problems/package-lock.json
 	@mkdir -p $(STAMPS)
 	npm ci --prefix tests/problems --no-audit --no-fund
 	@touch $@
+
+# The unprivileged user submissions run as when the runner is started as root
+# (the runner also creates it on start; doing it here keeps start-up quiet).
+sandbox-user: $(STAMPS)/sandbox-user
+$(STAMPS)/sandbox-user:
+	@mkdir -p $(STAMPS)
+	@if [ "$$(id -u)" = 0 ] && ! id judge-sandbox >/dev/null 2>&1; then \
+	  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin judge-sandbox; fi
+	@touch $@
+
+doctor: setup
+	$(BIN)/judge runner doctor
 
 run: setup
 	$(BIN)/judge list

@@ -46,7 +46,7 @@ def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str 
 def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:
     """Verdict and message for an outcome that produced no observation."""
     if outcome.kind == "error":
-        if outcome.exception == "MemoryError":
+        if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch on a GPU
             return Verdict.MLE, "ran out of memory (MemoryError)"
         return Verdict.RE, outcome.message or outcome.exception
     if outcome.kind == "bad_observation":

@@ -149,3 +149,24 @@ def test_bfloat16_tensors_decode_and_compare() -> None:
     assert bf16([1.0, -2.0]).values() == [1.0, -2.0]
     assert check(bf16([1.0, 2.0]), bf16([1.0, 2.0]), CheckSpec("tensor")) is None
     assert check(bf16([1.0, 3.0]), bf16([1.0, 2.0]), CheckSpec("tensor")) is not None
+
+
+def test_vectorised_tensor_errors_match_the_pure_python_ones() -> None:
+    """The torch tier compares with torch when the parent already loaded it; same numbers."""
+    torch = pytest.importorskip("torch")
+    from judge.checkers import _float_errors, _float_errors_torch
+    from judge.tensor import from_torch
+
+    spec = CheckSpec("tensor", rel_tol=1e-3, abs_tol=1e-4)
+    gen = torch.Generator().manual_seed(0)
+    expected = torch.randn(4, 33, generator=gen)
+    for got in (
+        expected + 1e-6,
+        expected.clone().index_put_((torch.tensor([2]), torch.tensor([7])), torch.tensor(9.0)),
+        expected.clone().fill_(float("nan")),
+    ):
+        for dtype in (torch.float32, torch.bfloat16):
+            g, e = from_torch(got.to(dtype)), from_torch(expected.to(dtype))
+            pure, fast = _float_errors(g, e, spec), _float_errors_torch(torch, g, e, spec)
+            assert pure[0] == fast[0] and pure[3] == fast[3]
+            assert pure[1] == pytest.approx(fast[1]) and pure[2] == pytest.approx(fast[2])

@@ -1,0 +1,106 @@
+"""The runner's Python API: what the web app, the queue workers and `judge run --sandbox` call.
+
+A long-lived process holds one `Runner` (warm workers and the reference cache) and
+calls `runner.judge(slug, source, seed=...)`; a one-off caller uses `judge(...)`,
+which starts a fresh sandbox for the one job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from judge.judging import internal_error, judge_source
+from judge.limits import Limits
+from judge.problemset import ProblemSet
+from judge.report import Report
+from judge.spec import ProblemSpec
+from runner.launcher import SandboxLauncher, SandboxUnavailable
+from runner.refcache import ReferenceCache
+
+
+class Runner:
+    """A long-lived judge: a pool of warm sandboxed workers and a reference cache.
+
+    `server=True` (the default) refuses to start unless a probe job really runs in its
+    own user, pid, network and mount namespaces as a non-root user.
+    """
+
+    def __init__(
+        self,
+        pool_size: int = 2,
+        *,
+        problems_root: Path | None = None,
+        server: bool = True,
+        cache_entries: int = 256,
+    ) -> None:
+        self.problems = ProblemSet(problems_root)
+        self.launcher = SandboxLauncher(pool_size=pool_size)
+        self.cache = ReferenceCache(cache_entries)
+        if server:
+            self._require_isolation()
+
+    def _require_isolation(self) -> None:
+        from runner.doctor import server_ready
+        from runner.probe import probe
+
+        facts = probe(self.launcher)
+        if not server_ready({"probe": facts}):
+            self.close()
+            raise SandboxUnavailable(f"jobs would not be isolated here: {facts}")
+
+    def judge(
+        self,
+        problem: str | ProblemSpec,
+        source: str,
+        *,
+        seed: int | None = None,
+        limits: Limits | None = None,
+    ) -> Report:
+        """Judge `source`; raises SourceError for unacceptable source, else returns a report."""
+        spec = self.problems.get(problem) if isinstance(problem, str) else problem
+        try:
+            expected = self.cache.expected(spec, seed)
+        except Exception:
+            import traceback
+
+            return internal_error(spec, seed, traceback.format_exc())
+        return judge_source(
+            spec, source, seed=seed, launcher=self.launcher, limits=limits, expected=expected
+        )
+
+    def close(self) -> None:
+        self.launcher.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def judge(
+    problem: str | ProblemSpec,
+    source: str,
+    *,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    problems_root: Path | None = None,
+) -> Report:
+    """Judge one submission in a fresh sandbox (no warm pool): simple, and slow for torch."""
+    spec = ProblemSet(problems_root).get(problem) if isinstance(problem, str) else problem
+    launcher = sandbox_launcher()
+    try:
+        return judge_source(spec, source, seed=seed, launcher=launcher, limits=limits)
+    finally:
+        launcher.close()
+
+
+def sandbox_launcher() -> SandboxLauncher:
+    """The launcher `judge run --sandbox` uses: exactly the server's sandbox, one job each."""
+    return SandboxLauncher(pool_size=0)

@@ -1,0 +1,147 @@
+"""Check the GPU path of the sandbox on a machine with an NVIDIA GPU; skip cleanly without one.
+
+    python -m runner.gpu_check        (as root, like the server; exit 0 = pass or skip)
+
+What it checks, each through the real sandbox (warm worker, fork per job) and each
+followed by a normal GPU job that must still pass:
+
+  cuda-init      CUDA initialises inside a job (device nodes bound, no address-space
+                 rlimit), computes on the device, and the warm worker never touched CUDA
+  memory-hog     a job that allocates device memory until it fails gets MLE (or RE where
+                 the core maps torch's OutOfMemoryError to RE); the memory comes back
+  endless-kernel a kernel that spins forever is killed by the wall limit (TLE) and the
+                 device is usable by the next job
+
+The runner process itself never initialises CUDA: it only looks for device nodes.
+"""
+
+from __future__ import annotations
+
+import glob
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+NODE_PATTERN = "/dev/nvidia[0-9]*"
+
+CASES = """
+def public_cases():
+    return [{"name": "task", "args": {}}]
+
+def generated_cases(rng):
+    return []
+
+def run(sub, args):
+    return sub.gpu_task()
+"""
+REFERENCE = """
+import torch
+
+def gpu_task():
+    x = torch.arange(1000, dtype=torch.float64)
+    return float((x * x).sum())
+"""
+TOML = """
+slug = "gpu-check"
+order = 1
+chapter = "gpu"
+tier = "torch"
+points = 1
+tags = ["gpu"]
+[title]
+zh = "GPU 检查"
+en = "GPU check"
+[limits]
+time_per_case_s = 20.0
+total_time_s = 30.0
+memory_mb = 2048
+[submission]
+names = ["gpu_task"]
+[checker]
+kind = "float"
+rel_tol = 1e-9
+"""
+NORMAL = """
+import torch
+
+def gpu_task():
+    assert torch.cuda.is_available(), "CUDA is not available inside the job"
+    x = torch.arange(1000, dtype=torch.float64, device="cuda")
+    return float((x * x).sum().cpu())
+"""
+MEMORY_HOG = """
+import torch
+
+def gpu_task():
+    hoard = []
+    while True:
+        hoard.append(torch.empty(1 << 30, dtype=torch.uint8, device="cuda"))
+"""
+ENDLESS_KERNEL = """
+import torch
+
+def gpu_task():
+    torch.cuda._sleep(1 << 62)  # a kernel that spins for longer than anyone waits
+    torch.cuda.synchronize()
+    return 0.0
+"""
+CHECKS = (
+    ("cuda-init", NORMAL, {"AC"}),
+    ("memory-hog", MEMORY_HOG, {"MLE", "RE"}),
+    ("endless-kernel", ENDLESS_KERNEL, {"TLE"}),
+)
+
+
+def gpu_nodes() -> list[str]:
+    return sorted(glob.glob(NODE_PATTERN))
+
+
+def make_problem(root: Path) -> Path:
+    folder = root / "gpu-check"
+    folder.mkdir(parents=True)
+    files = {
+        "problem.toml": TOML,
+        "cases.py": CASES,
+        "reference.py": REFERENCE,
+        "starter.py": "def gpu_task():\n    raise NotImplementedError\n",
+        "statement.zh.md": "# GPU 检查\n",
+        "statement.en.md": "# GPU check\n",
+    }
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return folder
+
+
+def run_checks() -> list[tuple[str, str, bool]]:
+    """(check, verdict, passed) for each check and the normal job after it."""
+    from judge.problemset import ProblemSet
+    from runner.api import Runner
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
+        make_problem(Path(tmp))
+        problem = ProblemSet(Path(tmp)).get("gpu-check")
+        with Runner(pool_size=1, problems_root=Path(tmp)) as runner:
+            for name, source, allowed in CHECKS:
+                verdict = runner.judge(problem, source).verdict.value
+                results.append((name, verdict, verdict in allowed))
+                after = runner.judge(problem, NORMAL).verdict.value
+                results.append((f"{name}: next job", after, after == "AC"))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    nodes = gpu_nodes()
+    if not nodes:
+        print("SKIP: no NVIDIA device nodes (/dev/nvidia0 ...); the GPU path was not checked")
+        return 0
+    print(f"GPU device nodes: {' '.join(nodes)}")
+    results = run_checks()
+    for name, verdict, passed in results:
+        print(f"{'ok  ' if passed else 'FAIL'} {name:<28} {verdict}")
+    return 0 if all(passed for _, _, passed in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,200 @@
+"""One running job in a worker: the core's ChildHandle, with the runner's walls around it.
+
+Lifecycle: the runner creates the job's pipes and control socket, hands the child
+ends to a worker, and waits for the job's pid 1 to say hello. The kernel attaches the
+sender's credentials to that message (SO_PASSCRED), translated into the runner's pid
+namespace, so the runner learns the job's host pid without trusting anything the job
+says. It opens a pidfd on it (no pid-reuse races), moves it into the job's cgroup,
+and answers "go". Killing the job is one signal to that pidfd: the job's pid 1 dies,
+and with it, by the kernel's pid-namespace rule, every process the job started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import select
+import signal
+import socket
+import struct
+from typing import Any
+
+from judge.limits import Limits
+from judge.outcome import ExitInfo
+from runner.cgroups import CgroupSupport, JobCgroup
+from runner.worker_process import WorkerError, WorkerProcess
+
+HANDSHAKE_TIMEOUT_S = 10.0
+_UCRED = struct.Struct("3i")  # pid, uid, gid
+_SLACK_MB = 64  # interpreter pages a forked job dirties (copy-on-write) before it does anything
+
+
+def job_limits(limits: Limits, address_space: bool) -> dict[str, Any]:
+    """The limits message a worker applies in the job (see runner.jobspace.JobLimits)."""
+    return {
+        "cpu_s": math.ceil(limits.total_time_s) + 1,
+        "memory_mb": limits.memory_mb,
+        "max_processes": limits.max_processes,
+        "max_file_bytes": limits.max_file_bytes,
+        "max_open_files": limits.max_open_files,
+        "tmpfs_mb": tmpfs_mb(limits),
+        "address_space": address_space,
+    }
+
+
+def tmpfs_mb(limits: Limits) -> int:
+    """Each of /tmp, /dev/shm and /box gets this much; tmpfs pages count as job memory."""
+    return max(8, min(64, limits.memory_mb // 4))
+
+
+class SandboxJob:
+    """ChildHandle for a job forked by a warm (or one-shot) worker."""
+
+    def __init__(
+        self,
+        worker: WorkerProcess,
+        limits: Limits,
+        cgroups: CgroupSupport,
+        address_space: bool,
+    ) -> None:
+        self.worker = worker
+        self._exit: ExitInfo | None = None
+        self._cleaned = False
+        self._cpu_s = math.ceil(limits.total_time_s) + 1
+        self.host_pid = -1  # the job's pid 1 in the runner's pid namespace, after the handshake
+        self.healthy = False  # set by cleanup(): may the worker take another job?
+        self.pidfd = -1
+        self.request_fd = self.result_fd = self.stdout_fd = self.stderr_fd = -1
+        self.ctl: socket.socket | None = None
+        self.cgroup: JobCgroup | None = None
+        try:
+            self._start(limits, cgroups, address_space)
+        except BaseException:
+            self.cleanup()
+            raise
+
+    def _start(self, limits: Limits, cgroups: CgroupSupport, address_space: bool) -> None:
+        if cgroups.version:
+            memory = (limits.memory_mb + 3 * tmpfs_mb(limits) + _SLACK_MB) << 20
+            self.cgroup = JobCgroup(cgroups, memory, limits.max_processes + 4)
+        req_r, self.request_fd = os.pipe()
+        self.result_fd, res_w = os.pipe()
+        self.stdout_fd, out_w = os.pipe()
+        self.stderr_fd, err_w = os.pipe()
+        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        child_ends = [theirs.fileno(), req_r, res_w, out_w, err_w]
+        try:
+            self.worker.send_job(job_limits(limits, address_space), child_ends)
+        finally:  # the worker has its own copies now (or never will)
+            theirs.close()
+            for fd in child_ends[1:]:
+                os.close(fd)
+        self._handshake()
+
+    def _handshake(self) -> None:
+        assert self.ctl is not None  # set by _start; an invariant, not input validation
+        readable, _, _ = select.select([self.ctl], [], [], HANDSHAKE_TIMEOUT_S)
+        if not readable:
+            raise WorkerError("the job did not start within the handshake timeout")
+        data, ancdata, _flags, _addr = self.ctl.recvmsg(64, socket.CMSG_SPACE(_UCRED.size))
+        wanted = (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)
+        creds = [d for level, kind, d in ancdata if (level, kind) == wanted]
+        if data != b'{"hello": true}' or len(creds) != 1:
+            raise WorkerError(f"unexpected job handshake {data[:40]!r}: {self._stderr_tail()}")
+        pid, _uid, _gid = _UCRED.unpack(creds[0][: _UCRED.size])
+        self.pidfd = os.pidfd_open(pid)
+        self.host_pid = pid
+        if self.cgroup is not None:
+            self.cgroup.add(pid)
+        self.ctl.send(b"go")
+
+    def _stderr_tail(self) -> str:
+        """What the job's setup printed before failing (for the IE report's admin detail)."""
+        readable, _, _ = select.select([self.stderr_fd], [], [], 1.0)
+        return os.read(self.stderr_fd, 4096).decode("utf-8", "replace") if readable else ""
+
+    def kill(self) -> None:
+        """SIGKILL the job's pid 1 (the kernel then kills its whole pid namespace)."""
+        if self.pidfd >= 0:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+    def wait(self, timeout: float) -> ExitInfo:
+        if self._exit is None:
+            self._exit = self._read_exit(timeout)
+        return self._exit
+
+    def _read_exit(self, timeout: float) -> ExitInfo:
+        if self.ctl is None:  # the job never started
+            return ExitInfo(None, signal.SIGKILL)
+        readable, _, _ = select.select([self.ctl], [], [], timeout)
+        if not readable:
+            self.kill()
+            readable, _, _ = select.select([self.ctl], [], [], 5.0)
+        data = self.ctl.recv(4096) if readable else b""
+        report = _parse_exit(data)
+        if report is None:
+            if not self.worker.alive():  # the judge's failure (IE, retried), not the job's
+                raise WorkerError("the worker died while running the job")
+            return ExitInfo(None, signal.SIGKILL)
+        returncode, sig, cpu_s = report
+        oom = self.cgroup is not None and self.cgroup.oom_killed()
+        over_cpu = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= self._cpu_s)
+        return ExitInfo(returncode, sig, oom_killed=oom, cpu_limit=over_cpu)
+
+    def cleanup(self) -> None:
+        """Kill, reap, remove the cgroup, close every descriptor; tell the pool how it went."""
+        if self._cleaned:
+            return
+        self._cleaned = True
+        try:
+            self.kill()
+            if self.pidfd >= 0:
+                self.wait(5.0)
+        except WorkerError:
+            self.healthy = False
+            return  # the pool kills this worker; its sandbox and the job go with it
+        finally:
+            self._release_resources()
+        self.healthy = self._worker_done()
+
+    def _release_resources(self) -> None:
+        for fd in (self.request_fd, self.result_fd, self.stdout_fd, self.stderr_fd, self.pidfd):
+            _close_quietly(fd)
+        if self.ctl is not None:
+            self.ctl.close()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+    def _worker_done(self) -> bool:
+        try:
+            message = self.worker.receive(10.0)
+        except WorkerError:
+            return False
+        return message.get("done") is True and message.get("keeper_status") == 0
+
+
+def _parse_exit(data: bytes) -> tuple[int | None, int | None, float] | None:
+    """The keeper's exit report: (returncode, signal, CPU seconds), or None if malformed."""
+    try:
+        message = json.loads(data)
+        report = message["exit"]
+        returncode, sig, cpu_s = report["returncode"], report["signal"], report["cpu_s"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not all(v is None or type(v) is int for v in (returncode, sig)):
+        return None
+    if type(cpu_s) is not float:
+        return None
+    return returncode, sig, cpu_s
+
+
+def _close_quietly(fd: int) -> None:
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(fd)

@@ -1,0 +1,163 @@
+"""The walls one job gets inside a warm worker's sandbox (trusted code, runs before the submission).
+
+A worker is already inside bubblewrap (its own user, pid, net, ipc, uts and cgroup
+namespaces; read-only binds; no capabilities). For every job it forks a process that
+calls `enter_job_namespaces`, which adds, per job:
+
+- a nested user namespace that maps only the sandbox uid/gid (nothing becomes root);
+- a new pid namespace: the job's first process is its pid 1, so when it dies the kernel
+  kills every process the job started (daemons, setsid children, threads included);
+- a new mount namespace with fresh size-limited tmpfs on /tmp, /dev/shm and /box and a
+  /proc that shows only the job's own processes;
+- a new IPC namespace, so System V shared memory cannot outlive the job.
+
+`harden_job` then sets rlimits, drops every capability and loads the seccomp filter.
+What this module does not cover: memory and pid limits for the whole job (that is the
+runner's cgroup, outside) and the wall clock (the runner kills the job's pid 1).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+from dataclasses import dataclass
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_NOEXEC = 0x8
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_SET_DUMPABLE = 4
+JOB_DIR = "/box"  # the job's working directory; nothing is ever bound below it
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_LAST_CAP = 63
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True, slots=True)
+class JobLimits:
+    """The per-process limits one job runs under (sent by the runner as JSON)."""
+
+    cpu_s: int
+    memory_mb: int
+    max_processes: int
+    max_file_bytes: int
+    max_open_files: int
+    tmpfs_mb: int
+    address_space: bool  # False on GPU hosts: CUDA reserves far more address space than it uses
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> JobLimits:
+        """Build from the runner's message; every field must be present with the right type."""
+        values: dict[str, object] = {}
+        for name, kind in (
+            ("cpu_s", int),
+            ("memory_mb", int),
+            ("max_processes", int),
+            ("max_file_bytes", int),
+            ("max_open_files", int),
+            ("tmpfs_mb", int),
+            ("address_space", bool),
+        ):
+            value = data.get(name)
+            if type(value) is not kind:
+                raise ValueError(f"job limit {name!r} must be {kind.__name__}, got {value!r}")
+            values[name] = value
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str, target: str, fstype: str, flags: int, data: str | None) -> None:
+    result = _libc.mount(
+        source.encode(), target.encode(), fstype.encode(), flags, data.encode() if data else None
+    )
+    _check(result, f"mount {fstype} on {target}")
+
+
+def enter_job_namespaces(uid: int, gid: int) -> None:
+    """Unshare user, pid, mount and IPC namespaces; the *next* fork becomes the job's pid 1."""
+    # The worker is undumpable, which makes its /proc/self files root's; the maps need ours.
+    _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "set dumpable")
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{gid} {gid} 1")
+    # Mounts made for this job must not propagate back into the worker's namespace.
+    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
+
+
+def mount_job_filesystems(tmpfs_mb: int) -> None:
+    """In the job's pid 1: its own /proc and fresh, size-limited scratch space."""
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    options = f"size={tmpfs_mb}m,nr_inodes=4096,mode=1777"
+    for target in ("/tmp", "/dev/shm", JOB_DIR):
+        _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("VmSize missing from /proc/self/status")
+
+
+def set_rlimits(limits: JobLimits) -> None:
+    """rlimits always apply, cgroup or not; hard == soft so the job cannot raise them."""
+    cpu = limits.cpu_s
+    # SIGXCPU at the soft limit, SIGKILL one second later even if SIGXCPU is ignored.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+    if limits.address_space:
+        # Counted on top of what the worker already mapped (torch alone maps hundreds of MB),
+        # so a job gets the same headroom whether it was forked warm or started cold.
+        room = _vm_size_bytes() + limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (room, room))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def drop_capabilities() -> None:
+    """The nested user namespace granted full capabilities inside it; give them all up."""
+    for cap in range(_LAST_CAP + 1):
+        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
+            _check(-1, f"drop capability {cap} from the bounding set")
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def make_undumpable() -> None:
+    """Nothing of the same uid may read or write this process's memory through /proc."""
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "set non-dumpable")

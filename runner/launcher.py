@@ -1,0 +1,123 @@
+"""SandboxLauncher: the core's Launcher, running every job inside the runner's sandbox."""
+
+from __future__ import annotations
+
+import glob
+import re
+import shutil
+import threading
+
+from judge.limits import Limits
+from judge.outcome import ExitInfo
+from judge.spec import ProblemSpec
+from runner.cgroups import CgroupSupport, detect, sweep_stale
+from runner.identity import SandboxIdentity, sandbox_identity
+from runner.job import SandboxJob
+from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
+from runner.pool import WorkerPool
+from runner.worker_process import WorkerError
+
+TORCH_PRELOAD = ("torch", "mini_llm")
+_GPU_RE = re.compile(r"^/dev/nvidia\d+$")
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or user namespaces do not work here: no sandboxed judging."""
+
+
+class SandboxLauncher:
+    """Jobs in bubblewrap, forked from warm workers (pool_size > 0) or a fresh one each (0)."""
+
+    name = "sandbox"
+
+    def __init__(self, pool_size: int = 0, preload: tuple[str, ...] | None = None) -> None:
+        if shutil.which("bwrap") is None:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+        self.identity: SandboxIdentity = sandbox_identity()
+        self.layout: SandboxLayout = build_layout(self.identity)
+        self.cgroups: CgroupSupport = detect()
+        sweep_stale(self.cgroups)  # what a runner that was killed could not remove
+        self.preload = _available(TORCH_PRELOAD) if preload is None else preload
+        self.pool = WorkerPool(self.layout, self.identity, self.preload, pool_size)
+        gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
+        # One job per GPU at a time: two jobs on one device would see each other's memory use.
+        self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
+        return self.launch_tier(problem.tier, limits)
+
+    def launch_tier(self, tier: str, limits: Limits) -> _PooledJob:
+        """A job for a problem of `tier` ("browser" or "torch") under `limits`."""
+        gpu = self.gpu_slots if tier == "torch" else None
+        if gpu is not None:
+            gpu.acquire()
+        try:
+            # A fresh (cold) worker imports only what the tier needs; warm ones have everything.
+            worker = self.pool.acquire(self.preload if tier == "torch" else ())
+        except BaseException:
+            if gpu is not None:
+                gpu.release()
+            raise
+        try:
+            job = SandboxJob(worker, limits, self.cgroups, address_space=not self.layout.gpu_nodes)
+        except BaseException:
+            self.pool.release(worker, healthy=False)
+            if gpu is not None:
+                gpu.release()
+            raise
+        return _PooledJob(job, self.pool, gpu)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+class _PooledJob:
+    """A SandboxJob that gives its worker (and GPU slot) back when cleaned up."""
+
+    def __init__(
+        self, job: SandboxJob, pool: WorkerPool, gpu: threading.BoundedSemaphore | None
+    ) -> None:
+        self._job = job
+        self._pool = pool
+        self._gpu = gpu
+        self._released = False
+        self.request_fd = job.request_fd
+        self.result_fd = job.result_fd
+        self.stdout_fd = job.stdout_fd
+        self.stderr_fd = job.stderr_fd
+
+    @property
+    def host_pid(self) -> int:
+        return self._job.host_pid
+
+    def kill(self) -> None:
+        self._job.kill()
+
+    def wait(self, timeout: float) -> ExitInfo:
+        return self._job.wait(timeout)
+
+    def cleanup(self) -> None:
+        self._job.cleanup()
+        if self._released:
+            return
+        self._released = True
+        self._pool.release(self._job.worker, self._job.healthy)
+        if self._gpu is not None:
+            self._gpu.release()
+
+
+def _available(modules: tuple[str, ...]) -> tuple[str, ...]:
+    """The modules a worker can import: installed packages, or packages bound from the repo."""
+    import importlib.util
+
+    found = []
+    for name in modules:
+        if name in CODE_PACKAGES:
+            if (REPO_ROOT / name / "__init__.py").is_file():
+                found.append(name)
+        elif importlib.util.find_spec(name) is not None:
+            found.append(name)
+    return tuple(found)
+
+
+__all__ = ["SandboxLauncher", "SandboxUnavailable", "WorkerError"]

@@ -1,0 +1,162 @@
+"""What a worker's sandbox can see, and the bubblewrap command line that builds it.
+
+Binds, all read-only: /usr (with the merged-usr symlinks), /etc/ld.so.cache, the
+Python installation at its own path (the venv's pyvenv.cfg names it), the virtual
+environment at /opt/venv, and the repository's judge/, runner/ and mini_llm/ under
+/opt/judge. Never the whole root, never problems/ (hidden cases and reference.py
+stay outside; the public cases.py travels in the `load` message), never /home, /root
+or /etc beyond the loader cache. Fresh: /proc, a minimal /dev, a size-limited /tmp,
+and empty mount points /box (the job directory) and /dev/shm that each job covers
+with its own tmpfs.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from runner.identity import SandboxIdentity
+from runner.jobspace import JOB_DIR
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_CODE = "/opt/judge"
+SANDBOX_VENV = "/opt/venv"
+# Covered by fresh mounts in every sandbox or job: a bind below them would be hidden.
+SCRATCH_MOUNTS = ("/tmp", "/dev", "/proc", JOB_DIR)
+CODE_PACKAGES = ("judge", "runner", "mini_llm")
+MIRROR_ROOT = Path("/var/lib/judge-runner/mirror")
+GPU_NODE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/renderD*")
+_WORKER_CODE = (
+    f"import sys; sys.path.insert(0, {SANDBOX_CODE!r}); from runner.worker import main; main()"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    source: str  # on the host
+    target: str  # inside the sandbox
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxLayout:
+    """Everything the sandbox binds; built once per runner."""
+
+    python: str  # the interpreter path, valid inside the sandbox
+    binds: tuple[Bind, ...]
+    symlinks: tuple[tuple[str, str], ...]  # (target, link) as `--symlink` takes them
+    gpu_nodes: tuple[str, ...]
+    mirrored: tuple[str, ...]  # hard-linked copies: the sandbox user cannot reach the originals
+
+    def bwrap_argv(self, worker_args: list[str], tmp_mb: int) -> list[str]:
+        """The full command: bubblewrap, then the worker with `worker_args`."""
+        argv = [
+            "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--clearenv", "--hostname", "judge",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "HOME", JOB_DIR,
+        ]  # fmt: skip
+        for bind in self.binds:
+            argv += ["--ro-bind", bind.source, bind.target]
+        for target, link in self.symlinks:
+            argv += ["--symlink", target, link]
+        for node in self.gpu_nodes:
+            argv += ["--dev-bind", node, node]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
+        argv += ["--dir", JOB_DIR, "--dir", "/dev/shm", "--chdir", JOB_DIR]
+        return [*argv, "--", self.python, "-I", "-c", _WORKER_CODE, *worker_args]
+
+
+def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> SandboxLayout:
+    """Work out the binds for this host; mirror what the sandbox user could not reach."""
+    binds: list[Bind] = [Bind("/usr", "/usr")]
+    symlinks: list[tuple[str, str]] = []
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
+        if os.path.islink(top):
+            symlinks.append((os.readlink(top), top))
+        elif os.path.isdir(top):
+            binds.append(Bind(top, top))
+    if os.path.exists("/etc/ld.so.cache"):
+        binds.append(Bind("/etc/ld.so.cache", "/etc/ld.so.cache"))
+    mirrored: list[str] = []
+    base = sys.base_prefix
+    if any(Path(base).is_relative_to(m) for m in SCRATCH_MOUNTS):
+        raise ValueError(f"Python at {base} would be hidden by a scratch mount")
+    source = base
+    if identity.switched and not _reachable(base, identity):
+        source = str(_mirror(base))
+        mirrored.append(base)
+    binds.append(Bind(source, base))  # the venv's pyvenv.cfg and bin/python name this path
+    python = os.path.join(base, "bin", f"python{sys.version_info.major}.{sys.version_info.minor}")
+    if sys.prefix != base:  # a venv may sit anywhere (a CI checkout under /tmp): /opt/venv
+        if identity.switched and not _reachable(sys.prefix, identity):
+            raise ValueError(f"the sandbox user {identity.name} cannot read the venv {sys.prefix}")
+        binds.append(Bind(sys.prefix, SANDBOX_VENV))
+        python = os.path.join(SANDBOX_VENV, "bin", "python3")
+    for package in CODE_PACKAGES:
+        if (repo_root / package).is_dir():
+            if identity.switched and not _reachable(str(repo_root / package), identity):
+                raise ValueError(
+                    f"the sandbox user {identity.name} cannot read {repo_root / package}; "
+                    "check out the repository where every parent folder is searchable"
+                )
+            binds.append(Bind(str(repo_root / package), f"{SANDBOX_CODE}/{package}"))
+    gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
+    return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))
+
+
+def _reachable(path: str, identity: SandboxIdentity) -> bool:
+    """Can `identity` search every directory down to `path` (and read `path`)?"""
+    current = Path(path)
+    for directory in [current, *current.parents]:
+        info = directory.stat()
+        if info.st_uid == identity.uid:
+            bit = stat.S_IXUSR
+        elif info.st_gid == identity.gid:
+            bit = stat.S_IXGRP
+        else:
+            bit = stat.S_IXOTH
+        if not info.st_mode & bit:
+            return False
+    return True
+
+
+def _mirror(prefix: str) -> Path:
+    """Hard-link the base installation where the sandbox user can reach it (copy if need be).
+
+    Python under /root (pyenv) is the usual case: /root is mode 700. The base prefix's own
+    site-packages and test suite are left out; the venv supplies the packages.
+    """
+    digest = hashlib.sha256(prefix.encode()).hexdigest()[:16]
+    target = MIRROR_ROOT / digest
+    stamp = target / ".judge-mirror-of"
+    interpreter = Path(os.path.realpath(sys.executable)).stat()
+    identity = f"{prefix}\n{interpreter.st_size} {interpreter.st_mtime_ns}\n"
+    if stamp.exists() and stamp.read_text() == identity:
+        return target
+    if target.exists():
+        shutil.rmtree(target)
+    MIRROR_ROOT.mkdir(parents=True, exist_ok=True)
+    os.chmod(MIRROR_ROOT.parent, 0o755)
+    os.chmod(MIRROR_ROOT, 0o755)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    left_out = {os.path.join(prefix, "lib", version, d) for d in ("site-packages", "test")}
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if os.path.join(directory, n) in left_out}
+
+    shutil.copytree(prefix, target, symlinks=True, ignore=ignore, copy_function=_link_or_copy)
+    stamp.write_text(identity)
+    return target
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

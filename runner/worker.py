@@ -1,0 +1,182 @@
+"""A warm worker: runs inside bubblewrap, imports the heavy modules once, forks one job at a time.
+
+No submitted code ever runs in this process. For each job it receives five file
+descriptors from the runner (the job's control socket, the request and result pipe
+ends, stdout and stderr) and forks:
+
+    worker ── fork ──> keeper (new user/pid/mount/ipc namespaces; waits, reports status)
+                          └── fork ──> job pid 1 (mounts, handshake, rlimits, caps, seccomp,
+                                                  then judge.child.serve(3, 4))
+
+The keeper exists because a new pid namespace only applies to the children of the
+process that unshared it. The job's pid 1 says hello on the control socket before it
+runs anything untrusted; the runner learns its host pid from the socket credentials,
+puts it in the job's cgroup and answers "go". The job then closes the control socket,
+so the submission holds nothing but its own pipes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import sys
+import traceback
+from typing import Any
+
+from runner.jobspace import (
+    JOB_DIR,
+    JobLimits,
+    drop_capabilities,
+    enter_job_namespaces,
+    make_undumpable,
+    mount_job_filesystems,
+    set_rlimits,
+)
+from runner.seccomp_policy import build_filter
+
+MESSAGE_BYTES = 1 << 16
+JOB_FDS = 5  # control socket, request read end, result write end, stdout, stderr
+_STATUS_FD = 5
+
+
+def main() -> None:
+    """Entry point inside the sandbox: argv = [sock_fd, uid, gid, preload modules...]."""
+    sock_fd, uid, gid = (int(arg) for arg in sys.argv[1:4])
+    make_undumpable()
+    loaded = _preload(sys.argv[4:])
+    flt = build_filter()
+    sock = socket.socket(fileno=sock_fd)
+    sock.send(json.dumps({"ready": True, "preloaded": loaded}).encode())
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, MESSAGE_BYTES, JOB_FDS)
+        except ConnectionError:
+            return  # the runner is gone or is killing this sandbox
+        if not data:
+            return  # the runner closed the socket: retire
+        if len(fds) != JOB_FDS:
+            _close_all(fds)
+            sock.send(json.dumps({"done": False, "error": "expected 5 fds"}).encode())
+            continue
+        limits = JobLimits.from_json(json.loads(data))
+        status = _run_one(sock, fds, limits, uid, gid, flt)
+        sock.send(json.dumps({"done": True, "keeper_status": status}).encode())
+
+
+def _preload(modules: list[str]) -> list[str]:
+    """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
+    import judge.child  # noqa: F401  (the loop every job runs)
+
+    for name in modules:
+        __import__(name)
+    torch = sys.modules.get("torch")
+    # A CUDA context does not survive fork: if an import initialised it, every job would break.
+    if torch is not None and torch.cuda.is_initialized():
+        raise RuntimeError("CUDA was initialised while preloading; jobs could not use the GPU")
+    return ["judge.child", *modules]
+
+
+def _run_one(
+    sock: socket.socket, fds: list[int], limits: JobLimits, uid: int, gid: int, flt: Any
+) -> int:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sock.close()
+            _keeper(fds, limits, uid, gid, flt)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(70)
+    _close_all(fds)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+def _place_fds(fds: list[int]) -> None:
+    """Put the job's descriptors at 0..5 and close everything else the worker had open."""
+    # First move every descriptor above the target slots, so no dup2 overwrites a source.
+    ctl, request, result, out, err = (_dup_above(fd, 64) for fd in fds)
+    null = os.open("/dev/null", os.O_RDONLY)
+    for source, target in ((null, 0), (out, 1), (err, 2), (request, 3), (result, 4), (ctl, 5)):
+        os.dup2(source, target)
+    os.closerange(6, os.sysconf("SC_OPEN_MAX"))
+
+
+def _dup_above(fd: int, floor: int) -> int:
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD, floor)
+    os.close(fd)
+    return new
+
+
+def _keeper(fds: list[int], limits: JobLimits, uid: int, gid: int, flt: Any) -> None:
+    _place_fds(fds)
+    enter_job_namespaces(uid, gid)
+    pid = os.fork()
+    if pid == 0:
+        _job_pid1(limits, flt)
+    for fd in range(5):
+        os.close(fd)
+    _, status, usage = os.wait4(pid, 0)
+    # CPU seconds of the job's pid 1 and the children it reaped: tells the runner whether
+    # a SIGKILL came from the hard RLIMIT_CPU (a TLE) or from anything else.
+    report: dict[str, object] = {"returncode": None, "signal": None}
+    report["cpu_s"] = usage.ru_utime + usage.ru_stime
+    if os.WIFSIGNALED(status):
+        report["signal"] = os.WTERMSIG(status)
+    else:
+        report["returncode"] = os.WEXITSTATUS(status)
+    os.write(_STATUS_FD, json.dumps({"exit": report}).encode())
+    os._exit(0)
+
+
+def _job_pid1(limits: JobLimits, flt: Any) -> None:
+    code = 70
+    try:
+        mount_job_filesystems(limits.tmpfs_mb)
+        os.chdir(JOB_DIR)
+        os.environ.update(HOME=JOB_DIR, TMPDIR="/tmp")
+        os.write(_STATUS_FD, b'{"hello": true}')
+        if os.read(_STATUS_FD, 16) != b"go":
+            raise RuntimeError("the runner did not confirm the job's cgroup")
+        os.close(_STATUS_FD)
+        # Its own session and process group: kill(0, ...) must not reach the worker's group.
+        os.setsid()
+        set_rlimits(limits)
+        drop_capabilities()
+        flt.load()
+        _single_thread_torch()
+        from judge.child import serve
+
+        serve(3, 4)
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        _flush_quietly()
+        os._exit(code)
+
+
+def _single_thread_torch() -> None:
+    # One core per job: concurrent jobs on a small host must not fight over OpenMP threads.
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _flush_quietly() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The runner's handle on one sandboxed worker (a bubblewrap process running runner.worker)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import time
+from typing import Any
+
+from runner.identity import SandboxIdentity
+from runner.layout import SandboxLayout
+
+MESSAGE_BYTES = 1 << 16
+
+
+class WorkerError(RuntimeError):
+    """The worker failed to start or broke its protocol: the judge's fault, never the job's."""
+
+
+class WorkerProcess:
+    """Start a worker sandbox and talk to it over a SOCK_SEQPACKET socket pair."""
+
+    def __init__(
+        self,
+        layout: SandboxLayout,
+        identity: SandboxIdentity,
+        preload: tuple[str, ...],
+        tmp_mb: int = 16,
+        start_timeout: float = 60.0,
+    ) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = layout.bwrap_argv(
+            [str(theirs.fileno()), str(identity.uid), str(identity.gid), *preload], tmp_mb
+        )
+        switch: dict[str, Any] = {}
+        if identity.switched:
+            switch = {"user": identity.uid, "group": identity.gid, "extra_groups": []}
+        started = time.monotonic()
+        self.process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),),
+            start_new_session=True,
+            env={"PATH": "/usr/bin:/bin"},
+            **switch,
+        )
+        theirs.close()
+        self.sock = ours
+        self.jobs_run = 0
+        try:
+            ready = self.receive(start_timeout)
+        except WorkerError:
+            self.kill()
+            raise
+        if not ready.get("ready"):
+            self.kill()
+            raise WorkerError(f"worker sent {ready!r} instead of ready")
+        self.preloaded = tuple(ready.get("preloaded", ()))
+        self.start_seconds = time.monotonic() - started
+
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """One JSON message from the worker, or WorkerError on timeout, EOF or garbage."""
+        readable, _, _ = select.select([self.sock], [], [], timeout)
+        if not readable:
+            raise WorkerError(f"worker silent for {timeout:.1f}s")
+        data = self.sock.recv(MESSAGE_BYTES)
+        if not data:
+            code = self.process.poll()
+            raise WorkerError(f"worker exited (status {code}) before answering")
+        try:
+            message = json.loads(data)
+        except ValueError as exc:
+            raise WorkerError(f"worker sent invalid JSON: {exc}") from exc
+        if not isinstance(message, dict):
+            raise WorkerError(f"worker sent {type(message).__name__}, expected an object")
+        return message
+
+    def send_job(self, limits: dict[str, Any], fds: list[int]) -> None:
+        socket.send_fds(self.sock, [json.dumps(limits).encode()], fds)
+        self.jobs_run += 1
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL bubblewrap; its pid-1 then dies and the kernel empties the whole sandbox."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.sock.close()
+
+    def retire(self, timeout: float = 5.0) -> None:
+        """Ask the worker to exit (close its socket); kill it if it does not."""
+        self.sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout)
+        self.kill()

@@ -1,0 +1,173 @@
+"""Fixtures for the runner suite: one warm sandbox shared by the module, and job accounting.
+
+Every test goes through the real sandbox (bubblewrap, namespaces, seccomp, cgroups when
+the host has them). The suite is skipped only where bubblewrap or user namespaces are
+missing; CI runs it as root, which is also how the server runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from problem_factory import FILES, TOML
+
+from judge.judging import judge_source
+from judge.limits import Limits
+from judge.problemset import ProblemSet
+from judge.report import Report
+from judge.spec import ProblemSpec
+from runner.identity import sandbox_identity
+from runner.launcher import SandboxLauncher
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _sandbox_usable() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed"
+    if not Path("/proc/self/ns/user").exists():
+        return "no user namespaces"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = _sandbox_usable()
+    for item in items:
+        if "tests/runner" in str(item.fspath):
+            item.add_marker(pytest.mark.sandbox)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@dataclass(frozen=True, slots=True)
+class JobMark:
+    """How to recognise one job's processes afterwards: its pid namespace is unique to it."""
+
+    host_pid: int
+    pid_ns: str
+    cgroup_dirs: tuple[Path, ...]
+
+
+@dataclass
+class RecordingLauncher:
+    """Wraps the real launcher and remembers every job it started."""
+
+    inner: SandboxLauncher
+    name: str = "sandbox"
+    jobs: list[JobMark] = field(default_factory=list)
+
+    def launch(self, problem: ProblemSpec, limits: Limits):  # type: ignore[no-untyped-def]
+        handle = self.inner.launch(problem, limits)
+        job = handle._job
+        dirs = tuple(job.cgroup.dirs.values()) if job.cgroup else ()
+        ns = os.readlink(f"/proc/{handle.host_pid}/ns/pid")
+        self.jobs.append(JobMark(handle.host_pid, ns, dirs))
+        return handle
+
+
+def processes_in_pid_ns(pid_ns: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/ns/pid") == pid_ns:
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def sandbox_owned_files(uid: int) -> list[str]:
+    """Files on the host's shared scratch space owned by the sandbox user (there must be none)."""
+    owned = []
+    for top in ("/tmp", "/dev/shm", "/var/tmp"):
+        for entry in os.scandir(top):
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    owned.append(entry.path)
+            except OSError:
+                continue
+    return owned
+
+
+def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _open_fds() -> int:
+    gc.collect()  # objects of earlier tests closing their descriptors late is not a leak here
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.fixture(scope="session")
+def add_problem(tmp_path_factory: pytest.TempPathFactory) -> ProblemSpec:
+    """The tests' "add" problem with short limits, so TLE tests take about a second."""
+    root = tmp_path_factory.mktemp("problems")
+    folder = root / "add"
+    files = {"problem.toml": TOML.format(slug="add", per_case=1.0, total=4.0)} | FILES
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return ProblemSet(root).get("add")
+
+
+@pytest.fixture(scope="session")
+def warm_launcher() -> Iterator[SandboxLauncher]:
+    """One warm worker (torch preloaded, as on the server) shared by the whole suite."""
+    launcher = SandboxLauncher(pool_size=1)
+    yield launcher
+    launcher.close()
+
+
+@dataclass
+class Harness:
+    launcher: RecordingLauncher
+    problem: ProblemSpec
+    uid: int
+
+    def judge(self, source: str, problem: ProblemSpec | None = None) -> Report:
+        return judge_source(
+            problem or self.problem, textwrap.dedent(source), launcher=self.launcher
+        )
+
+    def assert_contained(self) -> None:
+        """No process of any job is left, and its cgroups are gone."""
+        for job in self.launcher.jobs:
+            assert processes_in_pid_ns(job.pid_ns) == [], f"job {job.host_pid} left processes"
+            for path in job.cgroup_dirs:
+                assert not path.exists(), f"cgroup {path} was not removed"
+
+
+@pytest.fixture
+def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterator[Harness]:
+    """Judge through the shared sandbox; afterwards check that a normal submission is still
+    judged AC by the same warm worker, that no process of any job is left, and that no file
+    outside the job changed."""
+    uid = sandbox_identity().uid
+    before = {root: tree_snapshot(root) for root in (REPO / "judge", REPO / "runner")}
+    before[add_problem.path] = tree_snapshot(add_problem.path)
+    h = Harness(RecordingLauncher(warm_launcher), add_problem, uid)
+    workers_before = warm_launcher.pool.started
+    fds_before = _open_fds()
+    yield h
+    normal = h.judge(add_problem.reference_source())
+    assert normal.verdict.value == "AC", normal.to_dict()
+    assert warm_launcher.pool.started == workers_before, "the job took its warm worker down"
+    assert _open_fds() <= fds_before, "the runner leaked descriptors"
+    h.assert_contained()
+    for root, snapshot in before.items():
+        assert tree_snapshot(root) == snapshot, f"{root} changed"
+    if sandbox_identity().switched:
+        assert sandbox_owned_files(uid) == []

@@ -1,0 +1,127 @@
+"""The Python API and CLI entry points the web app, the workers and `judge` use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judge.errors import SourceError, UnknownProblem
+from judge.spec import ProblemSpec
+from runner import api, cli, doctor
+from runner.launcher import SandboxLauncher
+
+
+@pytest.fixture(scope="module")
+def runner():  # type: ignore[no-untyped-def]
+    with api.Runner(pool_size=1) as r:
+        yield r
+
+
+def test_runner_judges_a_torch_problem_warm_with_cached_references(runner) -> None:  # type: ignore[no-untyped-def]
+    problem = runner.problems.get("attention-decode")
+    first = runner.judge("attention-decode", problem.reference_source(), seed=5)
+    second = runner.judge(problem, problem.reference_source(), seed=5)
+    assert first.verdict.value == second.verdict.value == "AC"
+    assert first.seed == "secret"
+    assert first.environment["launcher"] == "sandbox"
+    assert runner.cache.hits >= 1
+
+
+@pytest.mark.parametrize("wrong", ["no_scale", "repeat_not_interleave", "forgets_kv_repeat"])
+def test_attention_decode_wrong_solutions_get_their_declared_verdicts(runner, wrong) -> None:  # type: ignore[no-untyped-def]
+    problem = runner.problems.get("attention-decode")
+    declared = {w.path.stem: w.expect for w in problem.wrong_solutions()}
+    source = (problem.path / "solutions" / "wrong" / f"{wrong}.py").read_text()
+    assert runner.judge(problem, source, seed=11).verdict is declared[wrong]
+
+
+def test_runner_rejects_bad_source_with_a_clear_message(runner) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SourceError, match="NUL byte"):
+        runner.judge("attention-decode", "x = 1\0")
+
+
+def test_runner_rejects_an_unknown_problem(runner) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(UnknownProblem, match="no-such-problem"):
+        runner.judge("no-such-problem", "x = 1\n")
+
+
+def test_one_shot_judge_uses_a_fresh_sandbox(add_problem: ProblemSpec) -> None:
+    report = api.judge(add_problem, "def add(a, b):\n    return a + b\n", seed=3)
+    assert report.verdict.value == "AC"
+    assert report.environment["launcher"] == "sandbox"
+
+
+def test_sandbox_launcher_is_what_judge_run_sandbox_uses() -> None:
+    launcher = api.sandbox_launcher()
+    try:
+        assert isinstance(launcher, SandboxLauncher) and launcher.name == "sandbox"
+        assert not launcher.pool.warm
+    finally:
+        launcher.close()
+
+
+def test_doctor_reports_every_protection_and_says_ready(capsys) -> None:  # type: ignore[no-untyped-def]
+    code = cli.main(["doctor"])
+    out = capsys.readouterr().out
+    for line in (
+        "user namespace",
+        "pid namespace",
+        "net namespace",
+        "seccomp",
+        "rlimits",
+        "cgroups",
+        "GPU device nodes",
+        "server mode",
+    ):
+        assert line in out
+    assert "seccomp             filter" in out
+    assert code == 0 and "server mode         ready" in out
+
+
+def test_doctor_json_is_machine_readable(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert doctor.main(["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["probe"]["uid"] != 0
+    assert report["probe"]["ns"]["net"] != report["probe"]["host_ns"]["net"]
+
+
+def test_server_mode_refuses_shared_namespaces() -> None:
+    facts = {"uid": 999, "ns": {n: "same" for n in doctor.NAMESPACES}}
+    facts["host_ns"] = dict(facts["ns"])
+    assert doctor.server_ready({"probe": facts}) is False
+    facts["ns"] = {n: f"own-{n}" for n in doctor.NAMESPACES}
+    assert doctor.server_ready({"probe": facts}) is True
+    assert doctor.server_ready({"probe": {**facts, "uid": 0}}) is False
+    assert doctor.server_ready({"probe": {"error": "bwrap missing"}}) is False
+
+
+def test_runner_cli_usage(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert cli.main([]) == 0
+    assert cli.main(["bogus"]) == 2
+    assert "usage: judge runner {doctor}" in capsys.readouterr().out
+
+
+def test_judge_run_sandbox_judges_like_the_server(
+    add_problem: ProblemSpec, tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from judge import cli as judge_cli
+
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text("def add(a, b):\n    return a + b\n")
+    bad.write_text("import socket\nsocket.create_connection(('127.0.0.1', 1), 1)\n")
+    root = str(add_problem.path.parent)
+    assert judge_cli.main(["--problems", root, "run", "--sandbox", "add", str(good)]) == 0
+    assert judge_cli.main(["--problems", root, "run", "--sandbox", "--json", "add", str(bad)]) == 1
+    out = capsys.readouterr().out
+    report = json.loads(out[out.index("{") :])
+    assert report["verdict"] == "RE" and report["environment"]["launcher"] == "sandbox"
+
+
+def test_runner_applies_the_limits_it_is_given(runner, add_problem: ProblemSpec) -> None:  # type: ignore[no-untyped-def]
+    from judge.limits import Limits
+
+    slow = "import time\ndef add(a, b):\n    time.sleep(0.3)\n    return a + b\n"
+    assert runner.judge(add_problem, slow).verdict.value == "AC"  # the problem allows 1 s
+    tight = Limits(time_per_case_s=0.1, total_time_s=2.0, memory_mb=128)
+    assert runner.judge(add_problem, slow, limits=tight).verdict.value == "TLE"

@@ -1,0 +1,50 @@
+"""What the sandbox binds: the interpreter and the code, never the root, never problems/."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner.identity import SandboxIdentity, sandbox_identity
+from runner.layout import SANDBOX_CODE, SCRATCH_MOUNTS, build_layout
+
+
+def test_binds_are_minimal_and_read_only() -> None:
+    layout = build_layout(sandbox_identity())
+    sources = [b.source for b in layout.binds]
+    assert "/" not in sources
+    assert not any("problems" in s for s in sources)
+    assert not any(s in ("/etc", "/home", "/root", "/var") for s in sources)
+    argv = layout.bwrap_argv(["3", "999", "999"], tmp_mb=16)
+    assert "--bind" not in argv  # every bind is --ro-bind
+    assert {
+        "--unshare-all",
+        "--unshare-user",
+        "--clearenv",
+        "--new-session",
+        "--die-with-parent",
+    } <= set(argv)
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert argv[argv.index("--tmpfs") - 1] == str(16 << 20)  # /tmp has a size
+
+
+def test_code_is_bound_under_opt_judge_and_nothing_under_scratch_mounts() -> None:
+    layout = build_layout(sandbox_identity())
+    targets = [b.target for b in layout.binds]
+    assert f"{SANDBOX_CODE}/judge" in targets and f"{SANDBOX_CODE}/runner" in targets
+    for target in targets:
+        assert not any(target == m or target.startswith(m + "/") for m in SCRATCH_MOUNTS)
+
+
+def test_the_interpreter_runs_with_isolated_mode() -> None:
+    argv = build_layout(sandbox_identity()).bwrap_argv([], tmp_mb=8)
+    tail = argv[argv.index("--") + 1 :]
+    assert tail[1:3] == ["-I", "-c"]
+
+
+def test_a_checkout_the_sandbox_user_cannot_reach_is_refused_clearly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    hidden = tmp_path / "private"
+    (hidden / "judge").mkdir(parents=True)
+    hidden.chmod(0o700)
+    stranger = SandboxIdentity("judge-sandbox", 54321, 54321, switched=True)
+    with pytest.raises(ValueError, match=r"cannot read .*private/judge"):
+        build_layout(stranger, repo_root=hidden)
