@@ -115,6 +115,23 @@ def _row(rng: random.Random, user_id: int, slug: str, verdict: str, at: datetime
     }
 
 
+def time_refresh(app_state: object, samples: int, seed: int = 11) -> tuple[float, float]:
+    """p50/p99 of one standings.refresh (the work each stored verdict adds) on the filled
+    database, in a transaction that is rolled back so the data stays as generated."""
+    rng = random.Random(seed)
+    sessions = app_state.sessions  # type: ignore[attr-defined]
+    times = []
+    with sessions() as db:
+        users = list(db.scalars(select(User.id)))
+        for _ in range(samples):
+            user_id, slug = rng.choice(users), rng.choice(SLUGS)
+            start = time.perf_counter()
+            standings.refresh(db, user_id, slug)
+            times.append(time.perf_counter() - start)
+        db.rollback()
+    return percentiles(times)
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
@@ -198,6 +215,8 @@ def main() -> int:
                 f" {inserted:.1f} s; standings.refresh (run once per verdict by a worker)"
                 f" took {per_refresh * 1e3:.2f} ms per user and problem"
             )
+        refresh = time_refresh(state, args.requests)
+        print(f"standings.refresh per verdict: p50 {refresh[0]:.2f} ms, p99 {refresh[1]:.2f} ms")
         report(app, args.requests)
         state.engine.dispose()
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         judge=judge,
         max_attempts=config.max_job_attempts,
         requeue=lambda sid: pool_ref[0].enqueue(sid),
+        retry_delay_s=config.retry_delay_s,
     )
     pool = WorkerPool(lambda sid: run_job(ctx, sid), config.workers)
     pool_ref.append(pool)
@@ -73,7 +75,8 @@ def _make_state(config: WebConfig) -> PlatformState:
         pool.start()
         for submission_id in recover(sessions):
             pool.enqueue(submission_id)
-    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge)
+    streams = threading.BoundedSemaphore(config.max_event_streams)
+    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge, streams)
 
 
 def _register_hooks(app: Flask) -> None:

@@ -7,10 +7,8 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache, wraps
-from typing import Any, TypeVar
+from functools import lru_cache
 
 from flask import g, request, session
 from sqlalchemy import select
@@ -25,8 +23,6 @@ PASSWORD_MIN, PASSWORD_MAX = 8, 128
 TOKEN_PREFIX = "jdg_"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +147,3 @@ def require_admin() -> Viewer:
     if not viewer.is_admin:
         raise ApiError(403, "admin_only", "only an administrator can do this")
     return viewer
-
-
-def login_required(view: F) -> F:
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        require_user()
-        return view(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]

@@ -41,6 +41,10 @@ class WebConfig:
     register_per_ip: RateLimit = field(default_factory=lambda: RateLimit(10, 3600.0))
     # Seconds an SSE stream stays open before the client reconnects (it frees a server thread).
     events_max_s: float = 55.0
+    # Each open event stream holds one server thread; past this many, clients poll.
+    max_event_streams: int = 8
+    # Pause before re-queueing a job whose judge failed (IE), times the attempt number.
+    retry_delay_s: float = 0.5
     start_workers: bool = True
     secure_cookies: bool = False
     # COOP/COEP on every response: the page may then share memory with its Pyodide worker,

@@ -25,10 +25,16 @@ def make_engine(url: str) -> Engine:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite"):
         # Worker threads and request threads share the pool, hence check_same_thread off.
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # Pool as large as waitress's threads plus the workers, so no request waits for one.
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=20,
+            max_overflow=20,
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -65,19 +65,3 @@ class WorkerPool:
                 log.exception("judging submission %s failed", submission_id)
             finally:
                 self._ids.task_done()
-
-
-class InlineQueue:
-    """Judges during `enqueue` itself: for scripts and tests that want no threads."""
-
-    def __init__(self, job: Callable[[int], None]) -> None:
-        self._job = job
-
-    def enqueue(self, submission_id: int) -> None:
-        self._job(submission_id)
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass

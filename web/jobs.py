@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ class JobContext:
     judge: judging.Judge
     max_attempts: int
     requeue: Callable[[int], None]
+    retry_delay_s: float = 0.0
 
 
 def run_job(ctx: JobContext, submission_id: int) -> None:
@@ -39,6 +41,7 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
     if outcome.verdict == "IE" and attempt < ctx.max_attempts:
         # The judge failed, not the submission: put it back rather than store a verdict.
         log.warning("submission %s: internal error on try %s; retrying", submission_id, attempt)
+        time.sleep(ctx.retry_delay_s * attempt)  # a failing judge often needs a moment
         with transaction(ctx.sessions) as db:
             _set_status(db, submission_id, "running", status="queued")
         ctx.requeue(submission_id)

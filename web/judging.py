@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,14 +52,14 @@ def source_problem(code: str) -> str | None:
     return None
 
 
-def load_launcher(spec: str) -> Any:
-    """`module:callable` from the config, called once to build a launcher for judge_source."""
+def _launcher_factory(spec: str) -> Any:
+    """The `module:callable` named in the config that builds a launcher, or None."""
     if not spec:
         return None
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise ValueError(f"launcher {spec!r} must look like 'package.module:factory'")
-    return getattr(importlib.import_module(module_name), attr)()
+    return getattr(importlib.import_module(module_name), attr)
 
 
 class Judge(Protocol):
@@ -67,19 +71,54 @@ class Judge(Protocol):
 
 
 class LocalJudge:
-    """The core's judge_source: a child process per submission, or the given launcher."""
+    """The core's judge_source, called in a small pool of single-threaded processes.
 
-    def __init__(self, launcher_spec: str = "") -> None:
-        self.launcher = load_launcher(launcher_spec)
+    Not in the server's own threads: starting and ending a child opens and closes pipes,
+    and a file descriptor closed twice there could close a socket or the database file
+    that another thread has just been given the same number for. In a process that does
+    nothing else, such a slip cannot reach the server."""
+
+    def __init__(self, launcher_spec: str, workers: int) -> None:
+        _launcher_factory(launcher_spec)  # a bad setting fails at start-up, not per job
+        self._spec = launcher_spec
+        self._workers = workers
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self._workers,
+            mp_context=multiprocessing.get_context("spawn"),  # never fork a threaded server
+            initializer=_start_worker,
+            initargs=(self._spec,),
+        )
 
     def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
-        report = judge_source(problem, code, seed=seed, launcher=self.launcher)
-        return dict(report.to_dict(admin=True))
+        pool = self._pool
+        try:
+            return dict(pool.submit(_judge_in_worker, problem, code, seed).result())
+        except BrokenProcessPool:
+            with self._lock:  # a worker died: replace the pool; the job is retried as IE
+                if self._pool is pool:
+                    self._pool = self._new_pool()
+            raise
 
     def close(self) -> None:
-        close = getattr(self.launcher, "close", None)
-        if close is not None:
-            close()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+_WORKER_LAUNCHER: Any = None
+
+
+def _start_worker(launcher_spec: str) -> None:
+    global _WORKER_LAUNCHER
+    factory = _launcher_factory(launcher_spec)
+    _WORKER_LAUNCHER = factory() if factory is not None else None
+
+
+def _judge_in_worker(problem: Any, code: str, seed: int) -> dict[str, Any]:
+    report = judge_source(problem, code, seed=seed, launcher=_WORKER_LAUNCHER)
+    return dict(report.to_dict(admin=True))
 
 
 class SandboxJudge:
@@ -102,7 +141,7 @@ BACKENDS = ("local", "sandbox")
 
 def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path) -> Judge:
     if backend == "local":
-        return LocalJudge(launcher)
+        return LocalJudge(launcher, workers)
     if backend == "sandbox":
         return SandboxJudge(workers, problems_dir)
     raise ValueError(f"judge backend {backend!r} must be one of {', '.join(BACKENDS)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from flask import current_app
@@ -26,6 +27,7 @@ class PlatformState:
     queue: JudgeQueue
     limiter: RateLimiter
     judge: Judge
+    streams: threading.BoundedSemaphore
 
     def close(self) -> None:
         """Stop the workers (letting running jobs finish), then release the judge and pool."""

@@ -153,3 +153,29 @@ def test_event_stream_ends_with_the_verdict(app: Flask, client: FlaskClient) -> 
     text = response.get_data(as_text=True)
     assert "event: done" in text
     assert '"verdict": "AC"' in text
+
+
+def test_event_streams_are_capped_and_then_clients_poll(
+    tmp_path,
+    db_template,
+    problems_root,  # type: ignore[no-untyped-def]
+) -> None:
+    from web_helpers import make_config, state
+
+    from web import create_app
+
+    config = make_config(tmp_path, db_template, problems_root, max_event_streams=1)
+    app = create_app(config.with_(start_workers=False))
+    client = app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, GOOD)
+    first = client.get(f"/api/submissions/{sid}/events", buffered=False)
+    busy = client.get(f"/api/submissions/{sid}/events")
+    assert busy.status_code == 503
+    assert error_of(busy)["code"] == "streams_busy"
+    assert busy.headers["Retry-After"] == "2"
+    first.close()  # the slot comes back when a stream ends
+    again = client.get(f"/api/submissions/{sid}/events", buffered=False)
+    assert again.status_code == 200
+    again.close()
+    state(app).close()

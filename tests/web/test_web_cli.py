@@ -10,7 +10,7 @@ import pytest
 import waitress
 from flask import Flask
 from waitress import wasyncore
-from web_helpers import make_user
+from web_helpers import make_user, wait_judged
 from web_problem_fixture import GOOD, WRONG
 
 from web import cli
@@ -138,3 +138,34 @@ def test_event_stream_over_waitress_delivers_the_verdict(app: Flask, server: str
         lines = [line.decode() for line in stream]
     assert "event: done\n" in lines
     assert any('"verdict": "AC"' in line for line in lines if line.startswith("data:"))
+
+
+def test_concurrent_users_over_http_are_all_judged_once(app: Flask, server: str) -> None:
+    """Ten clients at once against waitress and SQLite: no lost or doubled verdicts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from web_helpers import state
+
+    from web.models import Submission
+
+    def one_user(n: int) -> list[int]:
+        client = cli.ApiClient(server)
+        name = f"user{n:02d}"
+        client.call("POST", "/api/register", {"username": name, "password": "correct-horse"})
+        body = {"username": name, "password": "correct-horse"}
+        client.token = str(client.call("POST", "/api/token", body)["token"])
+        code = WRONG if n % 2 else GOOD
+        return [
+            int(client.call("POST", "/api/submissions", {"problem": "add-two", "code": code})["id"])
+            for _ in range(3)
+        ]
+
+    with ThreadPoolExecutor(10) as pool:
+        ids = [sid for batch in pool.map(one_user, range(10)) for sid in batch]
+    wait_judged(app)
+    with state(app).sessions() as db:
+        rows = db.query(Submission).all()
+    assert sorted(ids) == sorted(r.id for r in rows)
+    assert all(r.status == "done" and r.attempts == 1 for r in rows)
+    board = cli.ApiClient(server).call("GET", "/api/leaderboard")
+    assert [e["points"] for e in board["entries"]] == [100] * 5 + [0] * 5

@@ -108,3 +108,23 @@ def test_the_sandbox_backend_judges_through_the_runner(
         assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox")
     finally:
         state(app).close()
+
+
+def test_a_killed_judge_process_is_replaced_and_the_job_retried(
+    app,  # type: ignore[no-untyped-def]
+    client,  # type: ignore[no-untyped-def]
+) -> None:
+    import os
+    import signal
+
+    ada = make_user(client, "ada")
+    submit(client, ada, GOOD)
+    wait_judged(app)  # the pool's processes are up now
+    pool = state(app).judge._pool  # type: ignore[attr-defined]
+    for pid in list(pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    sid = submit(client, ada, GOOD)
+    wait_judged(app)
+    with state(app).sessions() as db:
+        row = db.get(Submission, sid)
+        assert (row.verdict, row.attempts) == ("AC", 2)  # one IE try, then a fresh pool

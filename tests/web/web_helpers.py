@@ -31,6 +31,7 @@ def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: An
         submit_per_user=RateLimit(50, 60.0),
         submit_per_ip=RateLimit(100, 60.0),
         password_method="pbkdf2:sha256:1000",
+        retry_delay_s=0.0,
     )
     return config.with_(**changes)
 

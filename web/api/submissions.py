@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from web import submissions
 from web.auth import Viewer, require_user
+from web.errors import ApiError
 from web.inputs import client_ip, int_arg, json_body, required_str
 from web.state import platform
 
@@ -68,12 +69,21 @@ def events(submission_id: int) -> Response:
     as a `done` event at the end. The stream closes after events_max_s; reconnect."""
     submissions.find(g.db, submission_id)  # 404 before a stream starts
     state = platform()
+    if not state.streams.acquire(blocking=False):
+        raise ApiError(
+            503,
+            "streams_busy",
+            f"too many live streams; poll GET /api/submissions/{submission_id} instead",
+            retry_after=2,
+        )
     deadline = time.monotonic() + state.config.events_max_s
-    return Response(
+    response = Response(
         _stream(state.sessions, g.viewer, submission_id, deadline),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    response.call_on_close(state.streams.release)  # also when the client goes away
+    return response
 
 
 def _stream(
