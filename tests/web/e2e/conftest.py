@@ -1,0 +1,179 @@
+"""Fixtures for the front-end tests: the built bundle, the real app under waitress on a
+free localhost port with a temporary SQLite database, and Debian's headless Chromium
+driven by Playwright (never a downloaded browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+FRONTEND = ROOT / "web" / "frontend"
+DIST = ROOT / "web" / "static" / "dist"
+PROBLEMS = ROOT / "problems"
+ARTIFACTS = ROOT / "test-artifacts" / "e2e"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# A known seed, so tests can assert that no route ever shows it.
+JUDGE_SEED = 0x5EC12E7_5EED
+
+
+def npm_command() -> str:
+    """npm, after `npm ci` if web/frontend/node_modules is missing."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is not installed: the front end cannot be built (apt-get install npm)")
+    if not (FRONTEND / "node_modules").is_dir():
+        subprocess.run([npm, "ci", "--prefix", str(FRONTEND)], check=True, capture_output=True)
+    return npm
+
+
+def build_frontend() -> None:
+    """The production build into DIST."""
+    npm = npm_command()
+    env = {**os.environ, "PYTHON": sys.executable}
+    done = subprocess.run(
+        [npm, "run", "build", "--prefix", str(FRONTEND)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"front-end build failed:\n{done.stdout}\n{done.stderr}")
+
+
+@pytest.fixture(scope="session")
+def dist() -> Path:
+    build_frontend()
+    return DIST
+
+
+@dataclass(frozen=True, slots=True)
+class LiveServer:
+    url: str
+    app: Any
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The real platform (app factory, worker pool, waitress) on 127.0.0.1."""
+    from waitress.server import create_server
+
+    from web import create_app
+    from web.config import WebConfig, sqlite_url
+
+    folder = tmp_path_factory.mktemp("platform")
+    config = WebConfig(
+        database_url=sqlite_url(folder / "judge.sqlite3"),
+        problems_dir=PROBLEMS,
+        secret_key="e2e-" + os.urandom(16).hex(),
+        judge_seed=JUDGE_SEED,
+        workers=1,
+    )
+    app = create_app(config)
+    server = create_server(app, host="127.0.0.1", port=free_port(), threads=8)
+    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    thread.start()
+    try:
+        yield LiveServer(f"http://127.0.0.1:{server.effective_port}", app)
+    finally:
+        server.close()
+        thread.join(timeout=5)
+        from web.state import EXTENSION
+
+        app.extensions[EXTENSION].queue.stop()
+
+
+ISOLATION_HEADERS = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
+
+
+def without_isolation(app: Any) -> Any:
+    """WSGI middleware dropping COOP/COEP: the page is then not cross-origin isolated,
+    cannot share memory with its worker, and Stop must terminate the worker."""
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            kept = [(k, v) for k, v in headers if k.lower() not in ISOLATION_HEADERS]
+            return start_response(status, kept, *rest)
+
+        return app(environ, start)
+
+    return wrapped
+
+
+@pytest.fixture(scope="session")
+def plain_url(live_server: LiveServer) -> Iterator[str]:
+    """The same app (same database) on a second port, without cross-origin isolation."""
+    from waitress.server import create_server
+
+    server = create_server(
+        without_isolation(live_server.app), host="127.0.0.1", port=free_port(), threads=4
+    )
+    thread = threading.Thread(target=server.run, name="waitress-plain", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (no browser is downloaded)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser: Any, live_server: LiveServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh context (cookies, storage) per test; browser language from the marker."""
+    marker = request.node.get_closest_marker("locale")
+    locale = marker.args[0] if marker else "en-US"
+    context = browser.new_context(
+        locale=locale,
+        base_url=live_server.url,
+        viewport={"width": 1440, "height": 900},
+        extra_http_headers={"Accept-Language": locale},
+    )
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "locale(tag): the browser language for the page fixture")

@@ -1,0 +1,95 @@
+// Builds everything the browser loads into web/static/dist/:
+//   app.js + app.css   page logic and styles (esbuild bundle of src/app.js)
+//   worker.js          the Pyodide Web Worker (esbuild bundle of src/worker.js)
+//   pyodide/           Pyodide's runtime files, copied from the npm package
+//   fonts/             KaTeX fonts referenced by app.css
+//   judge.zip          the judge/ package (judge/*.py only) for the worker to unpack, and
+//   problems/*.json    each problem's public bundle; both written by `python -m web.build_bundles`
+// Nothing here is fetched from the network at run time: the page works offline.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "..", "..");
+const dist = join(root, "web", "static", "dist");
+const modules = join(here, "node_modules");
+
+// Only these Pyodide files are needed for a stdlib-only interpreter; the source maps,
+// type declarations and HTML consoles stay out of the served tree.
+const PYODIDE_FILES = [
+  "pyodide.mjs",
+  "pyodide.js",
+  "pyodide.asm.mjs",
+  "pyodide.asm.wasm",
+  "python_stdlib.zip",
+  "pyodide-lock.json",
+];
+
+async function bundleScripts() {
+  const common = {
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    target: ["chrome110", "firefox110", "safari16"],
+    logLevel: "warning",
+    legalComments: "linked",
+  };
+  await esbuild.build({
+    ...common,
+    entryPoints: { app: join(here, "src", "app.js") },
+    outdir: dist,
+    format: "esm",
+    // The editor, Markdown and KaTeX load as a chunk after the worker has started.
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
+    assetNames: "fonts/[name]-[hash]",
+  });
+  const pyodide = JSON.parse(readFileSync(join(modules, "pyodide", "package.json"), "utf-8"));
+  await esbuild.build({
+    ...common,
+    entryPoints: { worker: join(here, "src", "worker.js") },
+    define: { __PYODIDE_VERSION__: JSON.stringify(pyodide.version) },
+    outdir: dist,
+    format: "esm",
+  });
+}
+
+function copyPyodide() {
+  const target = join(dist, "pyodide");
+  mkdirSync(target, { recursive: true });
+  for (const name of PYODIDE_FILES) {
+    copyFileSync(join(modules, "pyodide", name), join(target, name));
+  }
+}
+
+function writeProblemBundles() {
+  const python = process.env.PYTHON || "python3";
+  // JUDGE_DIR / PROBLEMS_DIR point the build at other trees (tests build from fixtures).
+  const args = ["-m", "web.build_bundles", "--out", dist];
+  if (process.env.JUDGE_DIR) args.push("--judge", process.env.JUDGE_DIR);
+  if (process.env.PROBLEMS_DIR) args.push("--problems", process.env.PROBLEMS_DIR);
+  const out = execFileSync(
+    python,
+    args,
+    { cwd: root, encoding: "utf-8", stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return out.trim();
+}
+
+async function main() {
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  await bundleScripts();
+  copyPyodide();
+  const bundles = writeProblemBundles();
+  console.log(`built ${dist}: app, worker, pyodide; ${bundles}`);
+}
+
+main().catch((error) => {
+  console.error(error.message || error);
+  process.exit(1);
+});

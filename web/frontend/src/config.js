@@ -1,0 +1,24 @@
+// What the server's page tells the front end about a problem, read from the data
+// attributes of its editor mount.
+
+export function readConfig(mount) {
+  const data = mount.dataset;
+  const dist = data.dist || "/static/dist/";
+  return {
+    slug: data.slug,
+    dist,
+    bundleURL: data.bundleUrl || `${dist}problems/${data.slug}.json`,
+    loggedIn: data.loggedIn === "true" || data.loggedIn === "1",
+    // Torch-tier problems cannot run in Pyodide: no worker, Submit only.
+    runnable: (data.tier || "browser") === "browser",
+    loginURL: data.loginUrl || "/login",
+    urls: {
+      submit: data.submitUrl || "/api/submissions",
+      submission: data.submissionUrl || "/api/submissions",
+      history:
+        data.historyUrl ||
+        `/api/submissions?problem=${encodeURIComponent(data.slug)}` +
+          (data.username ? `&user=${encodeURIComponent(data.username)}` : ""),
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// The code editor: CodeMirror 6 with Python highlighting, per-problem autosave in
+// localStorage, Ctrl/Cmd-Enter to run, and highlighted error lines.
+import { basicSetup } from "codemirror";
+import { indentWithTab } from "@codemirror/commands";
+import { indentUnit } from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, keymap } from "@codemirror/view";
+
+const SAVE_DELAY_MS = 300;
+
+const setErrorLines = StateEffect.define();
+
+// Line numbers (1-based) that the last run blamed; cleared on the next edit.
+const errorLines = StateField.define({
+  create: () => Decoration.none,
+  update(decorations, tr) {
+    if (tr.docChanged) return Decoration.none;
+    for (const effect of tr.effects) {
+      if (effect.is(setErrorLines)) {
+        const marks = [];
+        for (const number of [...new Set(effect.value)].sort((a, b) => a - b)) {
+          if (number >= 1 && number <= tr.state.doc.lines) {
+            const line = tr.state.doc.line(number);
+            marks.push(Decoration.line({ class: "cm-error-line" }).range(line.from));
+          }
+        }
+        return Decoration.set(marks);
+      }
+    }
+    return decorations;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+export function storageKey(slug) {
+  return `pj:code:${slug}`;
+}
+
+function loadSaved(slug) {
+  try {
+    return window.localStorage.getItem(storageKey(slug));
+  } catch {
+    return null; // storage disabled: the editor still works, it just forgets
+  }
+}
+
+function save(slug, text) {
+  try {
+    window.localStorage.setItem(storageKey(slug), text);
+  } catch {
+    // Quota exceeded or storage disabled; losing autosave is better than failing.
+  }
+}
+
+export class CodeEditor {
+  constructor({ parent, slug, starter, onRun, label }) {
+    this.slug = slug;
+    this.starter = starter;
+    let timer = null;
+    const autosave = EditorView.updateListener.of((update) => {
+      if (!update.docChanged) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => save(slug, update.state.doc.toString()), SAVE_DELAY_MS);
+    });
+    const runKeys = Prec.highest(
+      keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }]),
+    );
+    this.view = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: loadSaved(slug) ?? starter,
+        extensions: [
+          runKeys,
+          basicSetup,
+          keymap.of([indentWithTab]),
+          indentUnit.of("    "),
+          python(),
+          errorLines,
+          autosave,
+          EditorView.contentAttributes.of({ "aria-label": label }),
+        ],
+      }),
+    });
+  }
+
+  get text() {
+    return this.view.state.doc.toString();
+  }
+
+  setText(text) {
+    const doc = this.view.state.doc;
+    this.view.dispatch({ changes: { from: 0, to: doc.length, insert: text } });
+    save(this.slug, text);
+  }
+
+  reset() {
+    this.setText(this.starter);
+  }
+
+  markErrors(lines) {
+    this.view.dispatch({ effects: setErrorLines.of(lines) });
+  }
+
+  revealLine(number) {
+    const doc = this.view.state.doc;
+    if (number < 1 || number > doc.lines) return;
+    const line = doc.line(number);
+    this.view.dispatch({
+      selection: { anchor: line.from, head: line.to },
+      effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+    });
+    this.view.focus();
+  }
+}

@@ -1,0 +1,23 @@
+// A submission's own page, opened before its verdict: poll the API and reload the
+// server-rendered page once, when the verdict is stored.
+import { requestJSON } from "./http.js";
+import { isFinal } from "./submissions.js";
+
+const POLL_MS = 500;
+
+export async function followSubmission(element) {
+  if (element.dataset.status === "done") return;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    let view;
+    try {
+      view = await requestJSON(element.dataset.url);
+    } catch {
+      continue; // a dropped request is retried; the page keeps its last state
+    }
+    if (isFinal(view)) {
+      window.location.reload();
+      return;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+// UI strings in Chinese and English. The language is chosen in this order: the `lang`
+// cookie (set by the server's /lang/<code> switch, which renders its templates in the
+// same language), the page's <html lang>, then the browser's preferred languages.
+
+export const LANGUAGES = ["zh", "en"];
+export const COOKIE = "lang";
+
+const STRINGS = {
+  en: {
+    run: "Run",
+    stop: "Stop",
+    submit: "Submit",
+    reset: "Reset",
+    resetConfirm: "Replace your code with the starter code?",
+    runHint: "Ctrl/⌘ + Enter",
+    loadingDownload: "Downloading Python",
+    loadingStart: "Starting Python",
+    loadingJudge: "Loading the judge",
+    restarting: "Restarting Python after the stopped run…",
+    ready: "Python {python} ready",
+    running: "Running public cases…",
+    failedBoot: "Python could not start: {message}",
+    results: "Results",
+    submissions: "Submissions",
+    statement: "Statement",
+    noRunYet: "Press Run to check your code on the public cases, right here in your browser.",
+    passed: "{passed} / {total} passed",
+    stopped: "Stopped. The run was ended before it finished.",
+    timeout: "Time limit exceeded: the run took longer than {seconds} s and was ended.",
+    runFailed: "The run failed: {message}",
+    compileError: "Your code does not compile (line {line})",
+    got: "Got",
+    expected: "Expected",
+    traceback: "Traceback",
+    line: "line {line}",
+    stdout: "Output",
+    stderr: "Errors",
+    ms: "{ms} ms",
+    submitting: "Submitting…",
+    queued: "Queued",
+    judging: "Judging…",
+    submitFailed: "Submission failed: {message}",
+    loginToSubmit: "Log in to submit",
+    noSubmissions: "No submissions yet.",
+    loadFailed: "Could not load: {message}",
+    showCode: "Code",
+    hiddenCase: "hidden",
+    serverOnly: "This problem needs PyTorch, so it runs on the server only: press Submit to judge it.",
+    publicOnly: "Run checks the public cases only; Submit is judged on hidden cases on the server.",
+    verdict: {
+      AC: "Accepted",
+      WA: "Wrong answer",
+      TLE: "Time limit exceeded",
+      MLE: "Memory limit exceeded",
+      OLE: "Output limit exceeded",
+      RE: "Runtime error",
+      CE: "Compile error",
+      IE: "Internal error",
+    },
+  },
+  zh: {
+    run: "运行",
+    stop: "停止",
+    submit: "提交",
+    reset: "重置",
+    resetConfirm: "用初始代码替换你的代码？",
+    runHint: "Ctrl/⌘ + Enter",
+    loadingDownload: "正在下载 Python",
+    loadingStart: "正在启动 Python",
+    loadingJudge: "正在加载评测器",
+    restarting: "运行已中止，正在重启 Python…",
+    ready: "Python {python} 已就绪",
+    running: "正在运行公开用例…",
+    failedBoot: "Python 无法启动：{message}",
+    results: "运行结果",
+    submissions: "提交记录",
+    statement: "题目描述",
+    noRunYet: "点击“运行”，在浏览器中用公开用例检查你的代码。",
+    passed: "通过 {passed} / {total}",
+    stopped: "已停止：运行在结束前被中止。",
+    timeout: "超出时间限制：运行超过 {seconds} 秒，已被中止。",
+    runFailed: "运行失败：{message}",
+    compileError: "代码无法编译（第 {line} 行）",
+    got: "实际输出",
+    expected: "期望输出",
+    traceback: "错误栈",
+    line: "第 {line} 行",
+    stdout: "输出",
+    stderr: "错误输出",
+    ms: "{ms} 毫秒",
+    submitting: "正在提交…",
+    queued: "排队中",
+    judging: "评测中…",
+    submitFailed: "提交失败：{message}",
+    loginToSubmit: "登录后提交",
+    noSubmissions: "还没有提交记录。",
+    loadFailed: "加载失败：{message}",
+    showCode: "代码",
+    hiddenCase: "隐藏用例",
+    serverOnly: "这道题需要 PyTorch，只能在服务器上运行：点击“提交”进行评测。",
+    publicOnly: "“运行”只检查公开用例；“提交”由服务器在隐藏用例上评测。",
+    verdict: {
+      AC: "答案正确",
+      WA: "答案错误",
+      TLE: "超出时间限制",
+      MLE: "超出内存限制",
+      OLE: "输出超限",
+      RE: "运行错误",
+      CE: "编译错误",
+      IE: "评测机错误",
+    },
+  },
+};
+
+function readCookie(name) {
+  const prefix = `${name}=`;
+  for (const part of document.cookie.split(";")) {
+    const item = part.trim();
+    if (item.startsWith(prefix)) return decodeURIComponent(item.slice(prefix.length));
+  }
+  return null;
+}
+
+function normalise(tag) {
+  if (!tag) return null;
+  const base = tag.toLowerCase().split(/[-_]/)[0];
+  return LANGUAGES.includes(base) ? base : null;
+}
+
+export function detectLanguage() {
+  if (typeof document === "undefined") return "en"; // outside a page (unit tests)
+  const fromCookie = normalise(readCookie(COOKIE));
+  if (fromCookie) return fromCookie;
+  const fromPage = normalise(document.documentElement.lang);
+  if (fromPage) return fromPage;
+  for (const tag of navigator.languages || [navigator.language]) {
+    const found = normalise(tag);
+    if (found) return found;
+  }
+  return "en";
+}
+
+export const lang = detectLanguage();
+
+// t("passed", {passed: 1, total: 2}) -> "1 / 2 passed"; dotted keys reach nested tables.
+export function t(key, params = {}) {
+  const lookup = (table) => key.split(".").reduce((node, part) => node && node[part], table);
+  const text = lookup(STRINGS[lang]) ?? lookup(STRINGS.en) ?? key;
+  return String(text).replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ""));
+}

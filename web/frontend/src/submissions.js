@@ -1,0 +1,124 @@
+// Server submissions: send the code, poll until the verdict is stored, and list the
+// learner's earlier submissions of this problem; opening one loads its code and
+// per-case results.
+import { clear, h } from "./dom.js";
+import { requestJSON } from "./http.js";
+import { lang, t } from "./i18n.js";
+import { caseList, notice, verdictBadge } from "./results.js";
+
+const POLL_START_MS = 150;
+const POLL_MAX_MS = 1000;
+const POLL_GIVE_UP_MS = 10 * 60 * 1000;
+
+export function isFinal(submission) {
+  return String(submission.status || "").toLowerCase() === "done";
+}
+
+function detailURL(urls, submission) {
+  return submission.url || `${urls.submission.replace(/\/$/, "")}/${submission.id}`;
+}
+
+// Resolves with the final submission; calls onUpdate with every state seen on the way.
+// Polling (not the event stream) keeps no server thread busy while a job waits.
+export async function submitAndWait(urls, slug, code, onUpdate) {
+  let submission = await requestJSON(urls.submit, { method: "POST", body: { problem: slug, code } });
+  onUpdate(submission);
+  const url = detailURL(urls, submission);
+  const started = Date.now();
+  let delay = POLL_START_MS;
+  while (!isFinal(submission)) {
+    if (Date.now() - started > POLL_GIVE_UP_MS) throw new Error("no verdict after 10 minutes");
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(POLL_MAX_MS, delay * 1.5);
+    submission = await requestJSON(url);
+    onUpdate(submission);
+  }
+  return submission;
+}
+
+function statusLabel(submission) {
+  if (isFinal(submission) && submission.verdict) return t(`verdict.${submission.verdict}`);
+  return String(submission.status).toLowerCase() === "queued" ? t("queued") : t("judging");
+}
+
+function when(submission) {
+  const stamp = submission.created_at;
+  if (!stamp) return "";
+  const date = new Date(stamp);
+  if (Number.isNaN(date.getTime())) return String(stamp);
+  return date.toLocaleString(lang === "zh" ? "zh-CN" : "en-GB", {
+    dateStyle: "short",
+    timeStyle: "short",
+  });
+}
+
+function detailBody(submission) {
+  const compile = submission.compile_error;
+  return [
+    compile
+      ? h(
+          "div",
+          { class: "compile-error" },
+          h("strong", {}, t("compileError", { line: compile.line ?? "?" })),
+          h("pre", {}, compile.message),
+        )
+      : null,
+    submission.cases && submission.cases.length ? caseList(submission.cases, null) : null,
+    submission.message ? h("p", { class: "muted" }, submission.message) : null,
+    submission.code ? h("h4", {}, t("showCode")) : null,
+    submission.code ? h("pre", { class: "code" }, submission.code) : null,
+  ];
+}
+
+// One submission: a headline with the verdict; opening it shows cases and code,
+// fetched on first open when the row came from the list (which carries summaries).
+export function submissionView(submission, { open = false, urls = null } = {}) {
+  const final = isFinal(submission);
+  const passed = final && submission.total ? t("passed", { passed: submission.passed, total: submission.total }) : "";
+  const body = h("div", { class: "submission-body" }, detailBody(submission));
+  const view = h(
+    "details",
+    {
+      class: `submission ${final ? "" : "pending"}`,
+      "data-submission": submission.id,
+      "data-verdict": final ? submission.verdict || "" : "",
+    },
+    h(
+      "summary",
+      {},
+      verdictBadge(final ? submission.verdict : ""),
+      h("strong", {}, statusLabel(submission)),
+      h("span", { class: "muted" }, passed),
+      h("span", { class: "muted push" }, `#${submission.id} · ${when(submission)}`),
+    ),
+    body,
+  );
+  if (urls && !("code" in submission)) {
+    view.addEventListener("toggle", async () => {
+      if (!view.open || view.dataset.loaded) return;
+      view.dataset.loaded = "1";
+      try {
+        clear(body).append(...detailBody(await requestJSON(detailURL(urls, submission))).filter(Boolean));
+      } catch (error) {
+        clear(body).append(notice(t("loadFailed", { message: error.message }), "error"));
+      }
+    });
+  }
+  view.open = open;
+  return view;
+}
+
+export async function loadHistory(container, urls) {
+  try {
+    const payload = await requestJSON(urls.history);
+    const items = Array.isArray(payload) ? payload : payload.submissions || [];
+    clear(container);
+    if (!items.length) {
+      container.append(notice(t("noSubmissions")));
+      return;
+    }
+    for (const submission of items) container.append(submissionView(submission, { urls }));
+  } catch (error) {
+    clear(container).append(notice(t("loadFailed", { message: error.message }), "error"));
+  }
+}

@@ -1,0 +1,225 @@
+// The problem page's workspace: statement, editor, Run (in the browser), Submit (to
+// the server), results and submission history. It mounts on an element the server
+// renders with data attributes naming the problem and the URLs to use.
+import { CodeEditor } from "./editor.js";
+import { clear, h } from "./dom.js";
+import { requestText } from "./http.js";
+import { lang, t } from "./i18n.js";
+import { blamedLines, notice, reportView } from "./results.js";
+import { renderMarkdown, typesetMath } from "./statement.js";
+import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
+
+const DEFAULT_TIME_LIMIT_S = 10;
+
+// The run's time limit: the problem's total limit, never below a floor that leaves
+// room for the browser's slower interpreter.
+function timeLimitMs(bundle) {
+  const limits = (bundle.problem && bundle.problem.limits) || {};
+  const seconds = Number(limits.total_time_s) || DEFAULT_TIME_LIMIT_S;
+  return Math.max(seconds, DEFAULT_TIME_LIMIT_S) * 1000;
+}
+
+function statementText(bundle) {
+  const statements = bundle.statements || bundle.statement || {};
+  if (typeof statements === "string") return statements;
+  return statements[lang] || statements.en || statements.zh || "";
+}
+
+function progressText(state) {
+  if (state.phase === "loading") {
+    if (state.restart) return t("restarting");
+    if (state.stage === "start") return t("loadingStart");
+    if (state.stage === "judge") return t("loadingJudge");
+    const mb = (bytes) => (bytes / 1048576).toFixed(1);
+    const amount = state.total ? ` ${mb(state.loaded)} / ${mb(state.total)} MB` : "";
+    return `${t("loadingDownload")}${amount}`;
+  }
+  if (state.phase === "ready") return t("ready", { python: state.python || "" });
+  if (state.phase === "running") return t("running");
+  if (state.phase === "failed") return t("failedBoot", { message: state.message });
+  return "";
+}
+
+function progressFraction(state) {
+  if (state.phase !== "loading") return state.phase === "idle" ? 0 : 1;
+  if (state.stage === "start") return 0.85;
+  if (state.stage === "judge") return 0.95;
+  return state.total ? 0.8 * (state.loaded / state.total) : 0.02;
+}
+
+// Statements open with their own "# Title", which the server's page already shows.
+function dropRepeatedTitle(statement) {
+  const title = statement.querySelector("h1");
+  const first = statement.querySelector(".markdown > :first-child");
+  if (title && first && first.tagName === "H1" && first.textContent.trim() === title.textContent.trim()) {
+    first.remove();
+  }
+}
+
+class Workspace {
+  constructor(mount, config, bundleText, runner) {
+    this.config = config;
+    // The worker gets the bundle's text exactly as the server wrote it: a round trip
+    // through JS numbers would turn an expected 1792.0 into 1792, and a float answer
+    // would then be judged against an int.
+    this.bundleJSON = bundleText;
+    this.bundle = JSON.parse(bundleText);
+    this.build(mount);
+    this.editor = new CodeEditor({
+      parent: this.editorHost,
+      slug: config.slug,
+      starter: this.bundle.starter || "",
+      onRun: () => this.run(),
+      label: t("run"),
+    });
+    this.runner = runner;
+    if (config.loggedIn) loadHistory(this.historyPanel, config.urls);
+  }
+
+  button(key, kind, onclick, extra = {}) {
+    return h("button", { type: "button", class: `btn btn-${kind}`, "data-action": key, onclick, ...extra }, t(key));
+  }
+
+  build(mount) {
+    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runHint"), disabled: true });
+    this.stopButton = this.button("stop", "danger", () => this.runner.stop(), { hidden: true });
+    this.submitButton = this.config.loggedIn
+      ? this.button("submit", "accent", () => this.submit())
+      : h("a", { class: "btn btn-accent", href: this.config.loginURL }, t("loginToSubmit"));
+    const resetButton = this.button("reset", "ghost", () => this.reset());
+    this.statusText = h("span", { class: "runtime-text", "data-runtime": "" });
+    this.statusBar = h("span", { class: "runtime-bar" });
+    this.editorHost = h("div", { class: "editor" });
+    const intro = this.config.runnable ? t("noRunYet") : t("serverOnly");
+    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(intro));
+    this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true });
+    this.tabs = ["results", "submissions"].map((name) =>
+      h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
+    );
+    const statement = this.statement();
+    const workspace = h(
+        "div",
+        { class: "workspace" },
+        h("section", { class: "pane statement-pane", "aria-label": t("statement") }, statement),
+        h(
+          "section",
+          { class: "pane code-pane" },
+          h(
+            "div",
+            { class: "toolbar" },
+            this.config.runnable ? [this.runButton, this.stopButton] : null,
+            this.submitButton,
+            h("span", { class: "spacer" }),
+            this.config.runnable ? h("span", { class: "hint" }, t("runHint")) : null,
+            resetButton,
+          ),
+          this.editorHost,
+          this.config.runnable
+            ? h("div", { class: "runtime" }, h("span", { class: "runtime-track" }, this.statusBar), this.statusText)
+            : null,
+          h("div", { class: "tabs", role: "tablist" }, this.tabs),
+          this.resultsPanel,
+          this.historyPanel,
+          h("p", { class: "fineprint" }, t("publicOnly")),
+        ),
+      );
+    // The server's page (statement, a plain-form fallback editor, a history table)
+    // is replaced as a whole; without scripts that page keeps working on its own.
+    const page = mount.closest(".problem") || mount;
+    if (page === mount && mount.id === "workspace") clear(mount).append(workspace);
+    else page.replaceWith(workspace);
+    this.showTab("results");
+  }
+
+  // The server's rendered statement (#statement) when the page has one, else the
+  // bundle's Markdown rendered here; either way math is typeset by KaTeX.
+  statement() {
+    const served = document.getElementById("statement");
+    if (served) {
+      served.classList.add("statement");
+      dropRepeatedTitle(served);
+      typesetMath(served);
+      return served;
+    }
+    const article = h("article", { class: "statement markdown" });
+    article.innerHTML = renderMarkdown(statementText(this.bundle));
+    return article;
+  }
+
+  showTab(name) {
+    for (const tab of this.tabs) tab.classList.toggle("active", tab.dataset.tab === name);
+    this.resultsPanel.hidden = name !== "results";
+    this.historyPanel.hidden = name !== "submissions";
+  }
+
+  showRuntime(state) {
+    this.statusText.textContent = progressText(state);
+    this.statusBar.style.width = `${Math.round(progressFraction(state) * 100)}%`;
+    this.statusBar.parentElement.dataset.phase = state.phase;
+    if (state.phase === "ready" && this.runner.boot) {
+      const { ms, phases } = this.runner.boot;
+      const part = (name) => `${name} ${Math.round(phases[name])} ms`;
+      this.statusText.title = `${Math.round(ms)} ms: ${["download", "python", "judge"].map(part).join(", ")}`;
+      this.statusText.dataset.boot = JSON.stringify(this.runner.boot);
+    }
+    const running = state.phase === "running";
+    this.runButton.disabled = state.phase !== "ready";
+    this.runButton.hidden = running;
+    this.stopButton.hidden = !running;
+  }
+
+  async run() {
+    if (!this.runner || !this.runner.ready || this.runner.job) return;
+    this.showTab("results");
+    this.editor.markErrors([]);
+    const limit = timeLimitMs(this.bundle);
+    const outcome = await this.runner.run(this.bundleJSON, this.editor.text, limit);
+    const panel = clear(this.resultsPanel);
+    if (outcome.status === "done") {
+      const onLine = (line) => this.editor.revealLine(line);
+      panel.append(reportView(outcome.report, outcome.ms, onLine));
+      this.editor.markErrors(blamedLines(outcome.report));
+    } else if (outcome.status === "stopped") {
+      panel.append(notice(t("stopped"), "warn"));
+    } else if (outcome.status === "timeout") {
+      panel.append(notice(t("timeout", { seconds: limit / 1000 }), "warn"));
+    } else {
+      panel.append(notice(t("runFailed", { message: outcome.message }), "error"));
+    }
+  }
+
+  reset() {
+    if (window.confirm(t("resetConfirm"))) this.editor.reset();
+  }
+
+  async submit() {
+    this.showTab("submissions");
+    this.submitButton.disabled = true;
+    const live = h("div", { class: "live" }, notice(t("submitting")));
+    this.historyPanel.prepend(live);
+    const show = (submission) =>
+      clear(live).append(submissionView(submission, { open: true, urls: this.config.urls }));
+    try {
+      await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
+    } catch (error) {
+      clear(live).append(notice(t("submitFailed", { message: error.message }), "error"));
+    } finally {
+      this.submitButton.disabled = false;
+    }
+  }
+}
+
+// The runner was started by the entry script (Python loads while this module and the
+// problem bundle are still on their way); null for problems that cannot run here.
+export async function mountWorkspace(mount, config, runner) {
+  let workspace = null;
+  try {
+    const bundleText = await requestText(config.bundleURL);
+    workspace = new Workspace(mount, config, bundleText, runner);
+    if (runner) runner.listen((state) => workspace.showRuntime(state));
+    return workspace;
+  } catch (error) {
+    clear(mount).append(notice(t("loadFailed", { message: error.message }), "error"));
+    return null;
+  }
+}
