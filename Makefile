@@ -9,15 +9,14 @@ STAMPS    := .stamps
 # The CPU torch wheel lies in /opt/wheels on this machine kind; pip must look there.
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
-APT_PKGS  := bubblewrap chromium redis-server
 
-.PHONY: help setup run test lint typecheck apt venv npm sandbox-user doctor bench clean
+.PHONY: help setup run test lint typecheck apt venv npm frontend sandbox-user doctor bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 
-setup: apt venv npm sandbox-user
+setup: apt venv npm sandbox-user frontend
 
 # Debian packages the sandbox, browser tests and queue need; installed only when missing.
 apt: $(STAMPS)/apt
@@ -28,6 +27,7 @@ $(STAMPS)/apt:
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v node >/dev/null || missing="$$missing nodejs npm"; \
+	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
@@ -64,10 +64,23 @@ $(STAMPS)/sandbox-user:
 doctor: setup
 	$(BIN)/judge runner doctor
 
-run: setup
-	$(BIN)/judge list
+# The browser side: CodeMirror, the Pyodide worker, KaTeX, and every browser-tier problem's
+# public bundle, built into web/static/dist (ignored by git).
+FRONTEND_INPUTS := $(shell find web/frontend/src judge problems -type f -not -path '*/__pycache__/*') \
+                   web/frontend/build.mjs web/frontend/package.json web/frontend/package-lock.json \
+                   web/build_bundles.py
+frontend: $(STAMPS)/frontend
+$(STAMPS)/frontend: $(STAMPS)/venv $(FRONTEND_INPUTS)
+	npm ci --prefix web/frontend --no-audit --no-fund
+	PYTHON=$(abspath $(BIN))/python npm run build --prefix web/frontend
+	@touch $@
 
-test: setup
+HOST ?= 127.0.0.1
+PORT ?= 8000
+run: setup
+	$(BIN)/judge serve --host $(HOST) --port $(PORT)
+
+test: setup lint typecheck
 	$(BIN)/python -m pytest -q
 
 lint: venv

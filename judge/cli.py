@@ -81,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv and argv[0] in DELEGATED:  # they parse their own options
+            return delegate(argv[0], argv[1:])
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except JudgeError as exc:
@@ -170,23 +173,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
 
 
-def cmd_delegate(args: argparse.Namespace) -> int:
+DELEGATED = {
+    "serve": ("web.cli", "serve"),
+    "submit": ("web.cli", "submit"),
+    "runner": ("runner.cli", "main"),
+}
+
+
+def delegate(command: str, rest: list[str]) -> int:
     """serve / submit / runner live in the web and runner packages, with their own options."""
-    targets = {
-        "serve": ("web.cli", "serve"),
-        "submit": ("web.cli", "submit"),
-        "runner": ("runner.cli", "main"),
-    }
-    module_name, func = targets[args.command]
+    module_name, func = DELEGATED[command]
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(
-            f"`judge {args.command}` needs the {module_name.split('.')[0]} package "
+            f"`judge {command}` needs the {module_name.split('.')[0]} package "
             f"and its extras ({exc})"
         ) from None
-    result: int = getattr(module, func)(args.rest)
+    result: int = getattr(module, func)(rest)
     return result
+
+
+def cmd_delegate(args: argparse.Namespace) -> int:
+    """Reached only as `judge --problems DIR serve ...`: the folder is passed on by env."""
+    if args.problems is not None:
+        os.environ["JUDGE_PROBLEMS"] = str(args.problems)
+    return delegate(args.command, list(args.rest))
 
 
 def read_source(path: Path) -> str:

@@ -27,6 +27,12 @@ class ChildHandle(Protocol):
     stdout_fd: int
     stderr_fd: int
 
+    def close_requests(self) -> None:
+        """Close the request channel so a well-behaved child sees end of input; idempotent.
+
+        The handle owns its descriptors: only it closes them, once, so a closed number that
+        another thread has since reused is never closed again."""
+
     def kill(self) -> None:
         """SIGKILL every process of the job; idempotent."""
 
@@ -102,17 +108,21 @@ class LocalProcess:
             return ExitInfo(None, sig, cpu_limit=sig == signal.SIGXCPU)
         return ExitInfo(code, None)
 
+    def close_requests(self) -> None:
+        if self.request_fd >= 0:
+            os.close(self.request_fd)
+            self.request_fd = -1
+
     def cleanup(self) -> None:
         self.kill()
         try:
             self._proc.wait(5.0)  # reap, so no zombie or ResourceWarning is left behind
         except subprocess.TimeoutExpired:
             pass
-        for fd in (self.request_fd, self.result_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self.close_requests()
+        if self.result_fd >= 0:
+            os.close(self.result_fd)
+            self.result_fd = -1
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()

@@ -189,10 +189,8 @@ class Session:
         outcomes: list[Outcome],
         startup: Outcome | None = None,
     ) -> SessionResult:
-        try:
-            os.close(self.handle.request_fd)  # end of requests: a well-behaved child exits now
-        except OSError:
-            pass
+        self._unregister(self.handle.request_fd)
+        self.handle.close_requests()  # end of requests: a well-behaved child exits now
         self._await_exit(time.monotonic() + EXIT_GRACE_S)
         self.handle.kill()
         self.handle.wait(5.0)
@@ -210,7 +208,6 @@ class Session:
 
     def _await_exit(self, deadline: float) -> None:
         """Give the child a moment to flush its output and close its result channel."""
-        self._unregister(self.handle.request_fd)
         while self.result_open and not self.streams.exceeded():
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -116,6 +116,11 @@ class SandboxJob:
         readable, _, _ = select.select([self.stderr_fd], [], [], 1.0)
         return os.read(self.stderr_fd, 4096).decode("utf-8", "replace") if readable else ""
 
+    def close_requests(self) -> None:
+        """End of requests; the descriptor is closed here once and forgotten."""
+        _close_quietly(self.request_fd)
+        self.request_fd = -1
+
     def kill(self) -> None:
         """SIGKILL the job's pid 1 (the kernel then kills its whole pid namespace)."""
         if self.pidfd >= 0:
@@ -166,6 +171,7 @@ class SandboxJob:
     def _release_resources(self) -> None:
         for fd in (self.request_fd, self.result_fd, self.stdout_fd, self.stderr_fd, self.pidfd):
             _close_quietly(fd)
+        self.request_fd = self.result_fd = self.stdout_fd = self.stderr_fd = self.pidfd = -1
         if self.ctl is not None:
             self.ctl.close()
         if self.cgroup is not None:

@@ -90,6 +90,10 @@ class _PooledJob:
     def host_pid(self) -> int:
         return self._job.host_pid
 
+    def close_requests(self) -> None:
+        self._job.close_requests()
+        self.request_fd = -1
+
     def kill(self) -> None:
         self._job.kill()
 

@@ -263,3 +263,20 @@ def test_console_script_is_installed() -> None:
         [str(script), "list", "--json"], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0 and "kv-bytes-per-token" in proc.stdout
+
+
+def test_serve_submit_and_runner_take_their_own_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: options right after the subcommand (`judge serve --port 0`) reach it."""
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--help"])
+    assert info.value.code == 0 and "--port" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main(["submit", "--help"])
+    assert info.value.code == 0 and "--server" in capsys.readouterr().out
+
+
+def test_runner_doctor_reports_the_protections(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["runner", "doctor", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    assert data["identity"]["user"] == "judge-sandbox" or data["identity"]["uid"] != 0
