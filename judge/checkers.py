@@ -13,9 +13,13 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
 
 from judge.tensor import FLOAT_DTYPES, TensorData
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 CHECKER_KINDS = ("exact", "value", "float", "tensor")
 MAX_SHOWN = 300
@@ -293,7 +297,7 @@ def _float_errors(got: TensorData, expected: TensorData, spec: CheckSpec) -> _Er
 
 
 def _float_errors_torch(
-    torch: Any, got: TensorData, expected: TensorData, spec: CheckSpec
+    torch: ModuleType, got: TensorData, expected: TensorData, spec: CheckSpec
 ) -> _Errors:
     """The same numbers as _float_errors, vectorised: tensors of a million elements are common."""
     g = _as_float64(torch, got)
@@ -311,7 +315,7 @@ def _float_errors_torch(
     return (int(bad[0]) if len(bad) else -1), max_abs, max_rel, -1
 
 
-def _as_float64(torch: Any, t: TensorData) -> Any:
+def _as_float64(torch: ModuleType, t: TensorData) -> Any:
     if not t.data:
         return torch.zeros(0, dtype=torch.float64)
     dtype = getattr(torch, t.dtype)

@@ -12,7 +12,6 @@ import builtins
 import linecache
 import os
 import sys
-import traceback
 import types
 
 from judge.protocol import FrameReader, encode_frame, read_frame, write_frame
@@ -20,7 +19,10 @@ from judge.tensor import TensorData
 from judge.wire import ObservationTypeError, encode
 
 SUBMISSION_FILE = "submission.py"
-_CLEAN_BUILTINS = dict(builtins.__dict__)  # taken before any submitted code runs
+_CLEAN_BUILTINS = dict(builtins.__dict__)
+_SOURCE_LINES: list[
+    str
+] = []  # the submission's lines, for tracebacks  # taken before any submitted code runs
 
 
 def serve(request_fd: int, result_fd: int) -> None:
@@ -63,7 +65,8 @@ def load_submission(
     except ValueError as exc:  # e.g. source with NUL bytes
         return None, _load_error("syntax", None, str(exc))
     # Tracebacks quote the learner's lines from here, since there is no file on disk.
-    linecache.cache[SUBMISSION_FILE] = (len(source), None, source.splitlines(True), SUBMISSION_FILE)
+    _SOURCE_LINES[:] = source.splitlines(True)
+    linecache.cache[SUBMISSION_FILE] = (len(source), None, _SOURCE_LINES, SUBMISSION_FILE)
     module = types.ModuleType("submission")
     module.__file__ = SUBMISSION_FILE
     sys.modules["submission"] = module
@@ -143,24 +146,33 @@ def _error(name: object, exc: BaseException) -> dict[str, object]:
     }
 
 
-def _submission_frames(exc: BaseException) -> list[traceback.FrameSummary]:
-    try:
-        return [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SUBMISSION_FILE]
-    except BaseException:
-        return []
+def _submission_frames(exc: BaseException) -> list[tuple[int, str]]:
+    """(line, function) of each traceback entry in the submission's own code.
+
+    Walked by hand rather than with the traceback module, which the child would otherwise
+    import on every start."""
+    frames: list[tuple[int, str]] = []
+    tb = exc.__traceback__
+    while tb is not None and len(frames) < 1000:
+        code = tb.tb_frame.f_code
+        if code.co_filename == SUBMISSION_FILE:
+            frames.append((tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    return frames
 
 
 def _submission_line(exc: BaseException) -> int | None:
     frames = _submission_frames(exc)
-    return frames[-1].lineno if frames else None
+    return frames[-1][0] if frames else None
 
 
 def _submission_traceback(exc: BaseException) -> str:
     """The traceback restricted to the submission's own lines (what a learner can act on)."""
-    frames = _submission_frames(exc)
-    lines = [
-        f'  File "{SUBMISSION_FILE}", line {f.lineno}, in {f.name}\n    {f.line}' for f in frames
-    ]
+    source = _SOURCE_LINES
+    lines = []
+    for lineno, name in _submission_frames(exc)[-50:]:
+        text = source[lineno - 1].strip() if 0 < lineno <= len(source) else ""
+        lines.append(f'  File "{SUBMISSION_FILE}", line {lineno}, in {name}\n    {text}')
     return "\n".join(["Traceback (most recent call last):", *lines])[:4000] if lines else ""
 
 

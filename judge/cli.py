@@ -15,9 +15,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
-from judge.launch import Launcher
 from judge.problemset import ProblemSet
 from judge.source import validate_source
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.interfaces import Launcher
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 

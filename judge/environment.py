@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import platform
+import os
 import sys
 
 
 def describe(tier: str, launcher: str) -> dict[str, str]:
     env = {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
+        "python": ".".join(str(n) for n in sys.version_info[:3]),
+        "implementation": sys.implementation.name,
         "platform": sys.platform,
-        "machine": platform.machine(),
+        "machine": os.uname().machine,
         "launcher": launcher,
     }
     if tier == "torch":

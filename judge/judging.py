@@ -8,14 +8,10 @@ report   = grade each case against expected            # trusted: checkers decid
 
 from __future__ import annotations
 
-import tempfile
-import traceback
-from pathlib import Path
-
 from judge import environment
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import crash_verdict, describe_failure, grade
-from judge.launch import Launcher, LocalLauncher
+from judge.launch import LocalLauncher
 from judge.limits import Limits
 from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
@@ -23,6 +19,11 @@ from judge.source import validate_source
 from judge.spec import ProblemSpec
 from judge.verdict import Verdict, overall
 from judge.wire import normalize
+from judge.workdir import WorkDir
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.interfaces import Launcher
 
 
 def judge_source(
@@ -43,6 +44,8 @@ def judge_source(
         limits = limits or problem.limits
         result, expected = _run_child(problem, source, cases, launcher, limits, expected, progress)
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
+        import traceback
+
         return internal_error(problem, seed, traceback.format_exc())
     name = launcher.name if launcher else LocalLauncher.name
     env = environment.describe(problem.tier, name)
@@ -81,8 +84,8 @@ def _run_child(
     expected: dict[str, object] | None,
     progress: Progress | None,
 ) -> tuple[SessionResult, dict[str, object]]:
-    with tempfile.TemporaryDirectory(prefix="judge-") as workdir:
-        launcher = launcher or LocalLauncher(Path(workdir))
+    with WorkDir() as workdir:
+        launcher = launcher or LocalLauncher(workdir.path)
         handle = launcher.launch(problem, limits)
         try:
             # The child's interpreter starts while the reference runs here.

@@ -1,4 +1,4 @@
-"""How a child process for one run is started: the Launcher interface and the local launcher.
+"""The local launcher: a plain child process per run (see judge.interfaces for the contract).
 
 The server's runner provides a sandboxed launcher with the same interface; the core
 only needs four file descriptors and a way to kill and reap everything the job started.
@@ -12,41 +12,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Protocol
 
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from judge.spec import ProblemSpec
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the judge package
-
-
-class ChildHandle(Protocol):
-    request_fd: int  # the parent writes request frames here
-    result_fd: int  # the parent reads result frames here
-    stdout_fd: int
-    stderr_fd: int
-
-    def close_requests(self) -> None:
-        """Close the request channel so a well-behaved child sees end of input; idempotent.
-
-        The handle owns its descriptors: only it closes them, once, so a closed number that
-        another thread has since reused is never closed again."""
-
-    def kill(self) -> None:
-        """SIGKILL every process of the job; idempotent."""
-
-    def wait(self, timeout: float) -> ExitInfo:
-        """Reap the child (after it exited or was killed)."""
-
-    def cleanup(self) -> None:
-        """Remove whatever the job left (files, cgroups); idempotent."""
-
-
-class Launcher(Protocol):
-    name: str  # shown in reports: "local" or "sandbox"
-
-    def launch(self, problem: ProblemSpec, limits: Limits) -> ChildHandle: ...
 
 
 def child_command(request_fd: int, result_fd: int, limits: Limits, tier: str) -> list[str]:

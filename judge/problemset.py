@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 
@@ -30,6 +29,8 @@ class ProblemSet:
     def get(self, slug: str) -> ProblemSpec:
         """Load one problem; UnknownProblem suggests the closest slug."""
         if slug not in self.slugs():
+            import difflib
+
             close = difflib.get_close_matches(slug, self.slugs(), n=1, cutoff=0.4)
             raise UnknownProblem(slug, close[0] if close else None)
         return load_problem(self.root / slug)

@@ -14,7 +14,6 @@ import math
 import os
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from judge.errors import ProtocolError
 from judge.tensor import DTYPES, TensorData
@@ -25,10 +24,15 @@ MAX_HEADER_BYTES = 16 << 20
 DEFAULT_MAX_PAYLOAD = 256 << 20
 
 
-@dataclass(frozen=True, slots=True)
 class Frame:
-    header: dict[str, object]
-    tensors: tuple[TensorData, ...] = ()
+    """One decoded frame. A plain slotted class, not a dataclass, for the child's start-up
+    time (see TensorData)."""
+
+    __slots__ = ("header", "tensors")
+
+    def __init__(self, header: dict[str, object], tensors: tuple[TensorData, ...] = ()) -> None:
+        self.header = header
+        self.tensors = tensors
 
 
 def encode_frame(

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 
 from judge.cases import Case
 from judge.errors import ProtocolError
-from judge.launch import ChildHandle
 from judge.limits import Limits
 from judge.outcome import Outcome
 from judge.protocol import Frame, FrameReader, encode_frame
 from judge.wire import decode
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.interfaces import ChildHandle
 
 Progress = Callable[[int, int], None]  # (cases done, cases in all)
 EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit

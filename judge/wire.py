@@ -9,7 +9,6 @@ become tagged dicts so the JSON stays standard.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from judge.tensor import TensorData, from_torch
 
@@ -74,7 +73,7 @@ class _Converter:
         )
 
     def _dict(
-        self, value: dict[Any, Any], path: tuple[object, ...], depth: int
+        self, value: dict[object, object], path: tuple[object, ...], depth: int
     ) -> dict[str, object]:
         out: dict[str, object] = {}
         for key, item in value.items():
