@@ -77,8 +77,10 @@ $(STAMPS)/frontend: $(STAMPS)/venv $(FRONTEND_INPUTS)
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The server judges hidden cases in the sandbox; `make run BACKEND=local` for a machine without one.
+BACKEND ?= sandbox
 run: setup
-	$(BIN)/judge serve --host $(HOST) --port $(PORT)
+	JUDGE_BACKEND=$(BACKEND) $(BIN)/judge serve --host $(HOST) --port $(PORT)
 
 test: setup lint typecheck
 	$(BIN)/python -m pytest -q
