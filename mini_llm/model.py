@@ -1,0 +1,234 @@
+"""Transformer: the Qwen3 / Llama decoder, one file from token ids to logits.
+
+Shape legend: B batch, T new tokens this call, S cached + new tokens, D hidden size,
+nh query heads, nkv key/value heads, hd head dim, V vocabulary.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from mini_llm.config import ModelConfig
+from mini_llm.errors import CacheError
+
+
+class Cache(Protocol):
+    """What the model needs from a KV cache (KVCache and PagedKVCache both provide it)."""
+
+    def past_lengths(self, batch: int) -> list[int]: ...
+
+    def update(
+        self, layer: int, k: torch.Tensor, v: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float) -> None:
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # Normalise in fp32 and cast back before scaling, as the reference does, so bf16 matches.
+        normed = F.rms_norm(x.float(), (x.shape[-1],), eps=self.eps)
+        return self.weight * normed.to(x.dtype)
+
+
+class RotaryEmbedding(nn.Module):
+    """cos/sin tables for rotary position embeddings, computed once in fp32 and grown on demand."""
+
+    def __init__(self, head_dim: int, theta: float) -> None:
+        super().__init__()
+        self.head_dim, self.theta = head_dim, theta
+        self._cos = torch.empty(0)
+        self._sin = torch.empty(0)
+
+    def _build(self, length: int, device: torch.device) -> None:
+        exponents = torch.arange(0, self.head_dim, 2, device=device).float() / self.head_dim
+        inv_freq = 1.0 / (self.theta**exponents)  # (hd/2,)
+        freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd): halves layout, as in HF
+        self._cos, self._sin = emb.cos(), emb.sin()
+
+    def forward(
+        self, positions: torch.Tensor, dtype: torch.dtype
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """positions (B, T) -> cos, sin (B, 1, T, hd), ready to broadcast over heads."""
+        needed = int(positions.max()) + 1
+        if self._cos.shape[0] < needed or self._cos.device != positions.device:
+            self._build(max(needed, 2 * self._cos.shape[0], 256), positions.device)
+        cos = self._cos[positions].to(dtype).unsqueeze(1)
+        sin = self._sin[positions].to(dtype).unsqueeze(1)
+        return cos, sin
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs (i, i + hd/2) of x (B, h, T, hd) by the angle of each position."""
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + rotated * sin
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer: int) -> None:
+        super().__init__()
+        self.layer = layer
+        self.nh, self.nkv, self.hd = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
+        # One matmul for q, k and v: fewer kernel launches per decode step.
+        self.wqkv = nn.Linear(cfg.hidden_size, cfg.q_size + 2 * cfg.kv_size, bias=False)
+        self.wo = nn.Linear(cfg.q_size, cfg.hidden_size, bias=False)
+        self.q_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
+        self.k_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
+        self.split = [cfg.q_size, cfg.kv_size, cfg.kv_size]
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor],
+        mask: torch.Tensor | None,
+        cache: Cache | None,
+    ) -> torch.Tensor:
+        B, T, _ = x.shape
+        q, k, v = self.wqkv(x).split(self.split, dim=-1)
+        q = q.view(B, T, self.nh, self.hd)
+        k = k.view(B, T, self.nkv, self.hd)
+        if self.q_norm is not None and self.k_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)  # per head, before RoPE (Qwen3)
+        q = apply_rope(q.transpose(1, 2), *rope)  # (B, nh, T, hd)
+        k = apply_rope(k.transpose(1, 2), *rope)  # (B, nkv, T, hd)
+        v = v.view(B, T, self.nkv, self.hd).transpose(1, 2)  # (B, nkv, T, hd)
+        if cache is not None:
+            k, v = cache.update(self.layer, k, v)  # (B, nkv, S, hd)
+        # A fresh sequence without padding needs only the causal rule; one decode token with
+        # equal histories may see every key (mask None); anything else gets the explicit mask.
+        causal = mask is None and T > 1
+        y = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=self.nh != self.nkv
+        )  # (B, nh, T, hd)
+        return self.wo(y.transpose(1, 2).reshape(B, T, self.nh * self.hd))
+
+
+class MLP(nn.Module):
+    """SwiGLU: down(silu(gate(x)) * up(x)), with gate and up fused into one matmul."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.w_gate_up = nn.Linear(cfg.hidden_size, 2 * cfg.intermediate_size, bias=False)
+        self.w_down = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate, up = self.w_gate_up(x).chunk(2, dim=-1)
+        return self.w_down(F.silu(gate) * up)
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer: int) -> None:
+        super().__init__()
+        self.attn_norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.attn = Attention(cfg, layer)
+        self.mlp_norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.mlp = MLP(cfg)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor],
+        mask: torch.Tensor | None,
+        cache: Cache | None,
+    ) -> torch.Tensor:
+        x = x + self.attn(self.attn_norm(x), rope, mask, cache)
+        return x + self.mlp(self.mlp_norm(x))
+
+
+class Transformer(nn.Module):
+    """A decoder-only Qwen3 or Llama model.
+
+    `model(ids)` recomputes everything; `model(ids, cache)` appends the T new tokens to the
+    cache and attends to everything cached before them. Positions come from the cache length.
+    """
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.layers = nn.ModuleList(Block(cfg, i) for i in range(cfg.num_hidden_layers))
+        self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.rope = RotaryEmbedding(cfg.head_dim, cfg.rope_theta)
+        self.tie_weights()
+
+    def tie_weights(self) -> None:
+        """Share the embedding matrix with the output projection when the config says so."""
+        if self.cfg.tie_word_embeddings:
+            self.lm_head.weight = self.embed.weight
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        path: str | Path,
+        dtype: torch.dtype = torch.float32,
+        device: str | torch.device = "cpu",
+    ) -> Transformer:
+        """Load a local Hugging Face folder (config.json + safetensors). Never uses the network."""
+        from mini_llm.loading import load_pretrained  # loading imports this module
+
+        return load_pretrained(path, dtype=dtype, device=device)
+
+    def forward(
+        self,
+        ids: torch.Tensor,
+        cache: Cache | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """ids (B, T) -> logits (B, T, V).
+
+        attention_mask (B, S), optional, marks real tokens (1) and padding (0) over the cached
+        and the new tokens; positions then skip the padding, as for left-padded batches.
+        """
+        B, T = ids.shape
+        past = cache.past_lengths(B) if cache is not None else [0] * B
+        positions, mask = _positions_and_mask(past, T, attention_mask, ids.device)
+        rope = self.rope(positions, self.embed.weight.dtype)
+        x = self.embed(ids)  # (B, T, D)
+        for block in self.layers:
+            x = block(x, rope, mask, cache)
+        return self.lm_head(self.norm(x))  # (B, T, V)
+
+
+def _positions_and_mask(
+    past: list[int], T: int, attention_mask: torch.Tensor | None, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Positions (B, T) of the new tokens and the boolean attention mask (B, 1, T, S) or None.
+
+    None means "no mask needed": either a fresh causal sequence (SDPA's is_causal) or one new
+    token per sequence that may see every cached key.
+    """
+    S = max(past) + T
+    slots = torch.tensor(past, device=device)[:, None] + torch.arange(T, device=device)  # (B, T)
+    uniform = min(past) == max(past)
+    if attention_mask is None:
+        if uniform and (T == 1 or past[0] == 0):
+            return slots, None
+        key_ok = None
+    else:
+        if attention_mask.shape != (len(past), S):
+            raise CacheError(
+                f"attention_mask must have shape {(len(past), S)} (batch, cached + new tokens), "
+                f"got {tuple(attention_mask.shape)}"
+            )
+        key_ok = attention_mask.to(device=device, dtype=torch.bool)
+        # Padding does not advance the position: count real tokens before each slot.
+        positions = (attention_mask.to(device).long().cumsum(-1) - 1).clamp(min=0)
+        slots_pos = positions.gather(1, slots)
+    keys = torch.arange(S, device=device)
+    mask = keys[None, None, :] <= slots[:, :, None]  # (B, T, S) causal
+    if key_ok is not None:
+        # A padding query still sees itself, so its softmax row is never empty (no NaN).
+        mask &= key_ok[:, None, :] | (keys[None, None, :] == slots[:, :, None])
+        return slots_pos, mask[:, None]
+    return slots, mask[:, None]
