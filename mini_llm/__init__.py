@@ -1,9 +1,9 @@
 """mini_llm: a small, readable Qwen3 / Llama inference library in PyTorch.
 
-    from mini_llm import KVCache, Transformer
-    model = Transformer.from_pretrained("models/SmolLM2-135M-Instruct")
-    cache = KVCache(model.cfg.num_hidden_layers)
-    logits = model(ids, cache)      # ids (B, T) -> logits (B, T, vocab); appends T tokens
+from mini_llm import KVCache, Transformer
+model = Transformer.from_pretrained("models/SmolLM2-135M-Instruct")
+cache = KVCache(model.cfg.num_hidden_layers)
+logits = model(ids, cache)      # ids (B, T) -> logits (B, T, vocab); appends T tokens
 """
 
 from mini_llm.config import ModelConfig

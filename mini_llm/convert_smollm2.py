@@ -3,7 +3,9 @@
     python -m mini_llm.convert_smollm2 models/SmolLM2-135M-Instruct
 
 One-time and offline: transformers reads the GGUF (undoing llama.cpp's q/k row permutation
-and dequantising), then writes config.json, model.safetensors and the tokenizer files.
+and dequantising the Q4_1 blocks to fp32), then we write config.json, model.safetensors and
+the tokenizer files. Needs transformers, gguf and accelerate (transformers' GGUF loader
+requires it).
 Skips the work when the folder is already complete.
 """
 
@@ -15,6 +17,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from mini_llm.errors import CheckpointNotFoundError
 
@@ -54,14 +57,34 @@ def convert(output: str | Path = DEFAULT_OUTPUT, gguf: Path | None = None) -> Pa
     staging = Path(tempfile.mkdtemp(prefix=output.name + ".", dir=output.parent))
     try:
         model = LlamaForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model.save_pretrained(staging)
+        _save_dequantized(model, staging)
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         tokenizer.save_pretrained(staging)
+        staging.chmod(0o755)  # mkdtemp makes it private; the model is not a secret
         shutil.rmtree(output, ignore_errors=True)
         staging.rename(output)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return output
+
+
+def _save_dequantized(model: Any, folder: Path) -> None:
+    """Write config + fp32 safetensors ourselves: transformers refuses to save_pretrained a
+    model it loaded from GGUF, although the weights in memory are already dequantised."""
+    from safetensors.torch import save_file
+
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # the saved folder is plain fp32, not GGUF
+    config.save_pretrained(folder)
+    model.generation_config.save_pretrained(folder)
+    tensors = {
+        name: tensor.contiguous()
+        for name, tensor in model.state_dict().items()
+        # Tied embeddings: lm_head is the same tensor and safetensors refuses shared storage.
+        if not (name == "lm_head.weight" and config.tie_word_embeddings)
+    }
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -65,7 +65,9 @@ def generate(
 def _check_prompts(prompts: Sequence[Sequence[int]] | torch.Tensor, vocab: int) -> list[list[int]]:
     if isinstance(prompts, torch.Tensor):
         if prompts.dim() not in (1, 2):
-            raise GenerationArgumentError(f"prompt tensor must be 1-D or 2-D, got {prompts.dim()}-D")
+            raise GenerationArgumentError(
+                f"prompt tensor must be 1-D or 2-D, got {prompts.dim()}-D"
+            )
         prompts = prompts.reshape(-1, prompts.shape[-1]).tolist()
     rows = [list(p) for p in prompts]
     if not rows:

@@ -10,6 +10,8 @@ plain tensor indexing (a fused kernel would read the blocks in place instead of 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 
@@ -76,7 +78,7 @@ class PagedKVCache:
     def past_lengths(self, batch: int) -> list[int]:
         """Tokens cached per sequence; the first call fixes the batch size."""
         if not self.tables:
-            self.tables, self.lengths = [[] for _ in range(batch)], [0] * batch
+            self.start(batch)
         if batch != len(self.tables):
             raise CacheError(f"cache holds {len(self.tables)} sequences, got a batch of {batch}")
         return list(self.lengths)
@@ -101,6 +103,22 @@ class PagedKVCache:
         if layer == self.num_layers - 1:
             self.lengths = [n + T for n in self.lengths]
         return self._gather(self.k_pool[layer], end), self._gather(self.v_pool[layer], end)
+
+    def start(self, batch: int) -> None:
+        """Begin `batch` empty sequences (done implicitly by the first forward pass)."""
+        self.release()
+        self.tables, self.lengths = [[] for _ in range(batch)], [0] * batch
+
+    @contextmanager
+    def only(self, row: int) -> Iterator[PagedKVCache]:
+        """Narrow the cache to one sequence, e.g. to prefill prompts of different lengths."""
+        tables, lengths = self.tables, self.lengths
+        self.tables, self.lengths = [tables[row]], [lengths[row]]
+        try:
+            yield self
+        finally:
+            tables[row], lengths[row] = self.tables[0], self.lengths[0]
+            self.tables, self.lengths = tables, lengths
 
     def release(self) -> None:
         """Return every block to the free list (last block first, as vLLM does)."""

