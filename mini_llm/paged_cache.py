@@ -128,12 +128,15 @@ class PagedKVCache:
 
     def _reserve(self, T: int) -> None:
         """Give each sequence enough blocks for T more tokens, or change nothing and raise."""
-        need = [-(-(n + T) // self.block_size) - len(t) for n, t in zip(self.lengths, self.tables)]
+        need = [
+            -(-(n + T) // self.block_size) - len(t)  # ceil((n + T) / bs) blocks minus those held
+            for n, t in zip(self.lengths, self.tables, strict=True)
+        ]
         if sum(need) > len(self.free_blocks):
             raise CacheError(
                 f"block pool exhausted: need {sum(need)} blocks, {len(self.free_blocks)} free"
             )
-        for table, count in zip(self.tables, need):
+        for table, count in zip(self.tables, need, strict=True):
             table.extend(self.free_blocks.popleft() for _ in range(count))
 
     def _slots(self, T: int, device: torch.device) -> torch.Tensor:

@@ -97,7 +97,7 @@ def test_inconsistent_values_are_refused(overrides: dict[str, Any], message: str
 
 
 def test_missing_config_file(tmp_path: Path) -> None:
-    with pytest.raises(CheckpointNotFoundError, match="config.json"):
+    with pytest.raises(CheckpointNotFoundError, match=r"config\.json"):
         ModelConfig.from_file(tmp_path / "config.json")
 
 

@@ -80,7 +80,7 @@ def test_missing_folder_is_named(tmp_path: Path) -> None:
 
 def test_folder_without_weights_is_reported(checkpoint_copy: Path) -> None:
     (checkpoint_copy / "model.safetensors").unlink()
-    with pytest.raises(CheckpointNotFoundError, match="model.safetensors"):
+    with pytest.raises(CheckpointNotFoundError, match=r"model\.safetensors"):
         Transformer.from_pretrained(checkpoint_copy)
 
 
