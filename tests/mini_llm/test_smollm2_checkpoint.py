@@ -64,3 +64,16 @@ def test_capital_of_france_is_paris_token_for_token(
     text = AutoTokenizer.from_pretrained(smollm2_dir).decode(got, skip_special_tokens=True)
     assert "Paris" in text
     assert got[-1] == 2, "the answer should end with <|im_end|>, the config's eos"
+
+
+def test_batched_prompts_of_different_lengths_equal_each_alone(
+    smollm2_dir: Path, models: tuple[Transformer, torch.nn.Module]
+) -> None:
+    ours, _ = models
+    prompts = [
+        chat_prompt(smollm2_dir, "What is the capital of France?"),
+        chat_prompt(smollm2_dir, "Name a color."),
+    ]
+    assert len(prompts[0]) != len(prompts[1])
+    alone = [generate(ours, [p], max_new_tokens=12)[0] for p in prompts]
+    assert generate(ours, prompts, max_new_tokens=12) == alone
