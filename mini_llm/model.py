@@ -56,10 +56,12 @@ class RotaryEmbedding(nn.Module):
         self._cos, self._sin = emb.cos(), emb.sin()
 
     def forward(
-        self, positions: torch.Tensor, dtype: torch.dtype
+        self, positions: torch.Tensor, needed: int, dtype: torch.dtype
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """positions (B, T) -> cos, sin (B, 1, T, hd), ready to broadcast over heads."""
-        needed = int(positions.max()) + 1
+        """positions (B, T), all < needed -> cos, sin (B, 1, T, hd), to broadcast over heads.
+
+        `needed` comes from the caller's Python ints, so no device sync reads positions.max().
+        """
         if self._cos.shape[0] < needed or self._cos.device != positions.device:
             self._build(max(needed, 2 * self._cos.shape[0], 256), positions.device)
         cos = self._cos[positions].to(dtype).unsqueeze(1)
@@ -193,7 +195,7 @@ class Transformer(nn.Module):
         B, T = ids.shape
         past = cache.past_lengths(B) if cache is not None else [0] * B
         positions, mask = _positions_and_mask(past, T, attention_mask, ids.device)
-        rope = self.rope(positions, self.embed.weight.dtype)
+        rope = self.rope(positions, max(past) + T, self.embed.weight.dtype)
         x = self.embed(ids)  # (B, T, D)
         for block in self.layers:
             x = block(x, rope, mask, cache)
@@ -209,26 +211,22 @@ def _positions_and_mask(
     token per sequence that may see every cached key.
     """
     S = max(past) + T
-    slots = torch.tensor(past, device=device)[:, None] + torch.arange(T, device=device)  # (B, T)
-    uniform = min(past) == max(past)
-    if attention_mask is None:
-        if uniform and (T == 1 or past[0] == 0):
-            return slots, None
-        key_ok = None
-    else:
+    # Index of each new token on the key axis (B, T); without padding it is also its position.
+    slots = torch.tensor(past, device=device)[:, None] + torch.arange(T, device=device)
+    if attention_mask is None and min(past) == max(past) and (T == 1 or past[0] == 0):
+        return slots, None
+    keys = torch.arange(S, device=device)
+    mask = keys <= slots[..., None]  # (B, T, S) causal: a token sees itself and what precedes it
+    positions = slots
+    if attention_mask is not None:
         if attention_mask.shape != (len(past), S):
             raise CacheError(
                 f"attention_mask must have shape {(len(past), S)} (batch, cached + new tokens), "
                 f"got {tuple(attention_mask.shape)}"
             )
-        key_ok = attention_mask.to(device=device, dtype=torch.bool)
-        # Padding does not advance the position: count real tokens before each slot.
-        positions = (attention_mask.to(device).long().cumsum(-1) - 1).clamp(min=0)
-        slots_pos = positions.gather(1, slots)
-    keys = torch.arange(S, device=device)
-    mask = keys[None, None, :] <= slots[:, :, None]  # (B, T, S) causal
-    if key_ok is not None:
+        real = attention_mask.to(device=device, dtype=torch.bool)
         # A padding query still sees itself, so its softmax row is never empty (no NaN).
-        mask &= key_ok[:, None, :] | (keys[None, None, :] == slots[:, :, None])
-        return slots_pos, mask[:, None]
-    return slots, mask[:, None]
+        mask &= real[:, None, :] | (keys == slots[..., None])
+        # Padding does not advance the position: count the real tokens before each slot.
+        positions = (real.long().cumsum(-1) - 1).clamp(min=0).gather(1, slots)
+    return positions, mask[:, None]
