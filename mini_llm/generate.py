@@ -46,7 +46,7 @@ def generate(
     done = [False] * len(rows)
     if max_new_tokens == 0:
         return out
-    logits = model(ids, cache, mask if ragged else None)[:, -1]  # (B, V)
+    logits = model(ids, cache, mask if ragged else None, last_only=True)[:, -1]  # (B, V)
     for step in range(max_new_tokens):
         nxt = sample(logits, temperature, top_k, top_p, generator)  # (B,)
         for b, token in enumerate(nxt.tolist()):

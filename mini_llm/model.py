@@ -35,7 +35,9 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Normalise in fp32 and cast back before scaling, as the reference does, so bf16 matches.
-        normed = F.rms_norm(x.float(), (x.shape[-1],), eps=self.eps)
+        # Written out rather than F.rms_norm: on CPU that decomposes into twice as many ops.
+        x32 = x.float()
+        normed = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * normed.to(x.dtype)
 
 
@@ -53,12 +55,17 @@ class RotaryEmbedding(nn.Module):
         inv_freq = 1.0 / (self.theta**exponents)  # (hd/2,)
         freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd): halves layout, as in HF
-        self._cos, self._sin = emb.cos(), emb.sin()
+        sin = emb.sin()
+        # Sign folded in: rotate_half(x) * sin == x.roll(hd/2) * [-sin, sin], one op fewer.
+        self._cos, self._sin = (
+            emb.cos(),
+            torch.cat((-sin[:, : self.head_dim // 2], sin[:, self.head_dim // 2 :]), dim=-1),
+        )
 
     def forward(
         self, positions: torch.Tensor, needed: int, dtype: torch.dtype
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """positions (B, T), all < needed -> cos, sin (B, 1, T, hd), to broadcast over heads.
+        """positions (B, T), all < needed -> cos, signed sin (B, 1, T, hd) for apply_rope.
 
         `needed` comes from the caller's Python ints, so no device sync reads positions.max().
         """
@@ -69,11 +76,13 @@ class RotaryEmbedding(nn.Module):
         return cos, sin
 
 
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs (i, i + hd/2) of x (B, h, T, hd) by the angle of each position."""
-    half = x.shape[-1] // 2
-    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-    return x * cos + rotated * sin
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs (i, i + hd/2) of x (B, h, T, hd) by the angle of each position.
+
+    With x = [x1, x2]: out = [x1 cos - x2 sin, x2 cos + x1 sin] = x * cos + [x2, x1] * [-sin, sin].
+    """
+    swapped = x.roll(x.shape[-1] // 2, dims=-1)  # [x2, x1]
+    return x * cos + swapped * signed_sin
 
 
 class Attention(nn.Module):
@@ -186,11 +195,15 @@ class Transformer(nn.Module):
         ids: torch.Tensor,
         cache: Cache | None = None,
         attention_mask: torch.Tensor | None = None,
+        *,
+        last_only: bool = False,
     ) -> torch.Tensor:
-        """ids (B, T) -> logits (B, T, V).
+        """ids (B, T) -> logits (B, T, V), or (B, 1, V) for the last position if last_only.
 
         attention_mask (B, S), optional, marks real tokens (1) and padding (0) over the cached
         and the new tokens; positions then skip the padding, as for left-padded batches.
+        last_only skips the output projection for positions whose logits a caller discards
+        (generation after a prefill): a V x D matmul per token saved.
         """
         B, T = ids.shape
         past = cache.past_lengths(B) if cache is not None else [0] * B
@@ -199,6 +212,8 @@ class Transformer(nn.Module):
         x = self.embed(ids)  # (B, T, D)
         for block in self.layers:
             x = block(x, rope, mask, cache)
+        if last_only:
+            x = x[:, -1:]  # (B, 1, D)
         return self.lm_head(self.norm(x))  # (B, T, V)
 
 

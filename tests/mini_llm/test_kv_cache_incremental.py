@@ -80,3 +80,11 @@ def test_changing_batch_size_mid_sequence_is_refused(model: Transformer) -> None
 def test_attention_mask_of_wrong_width_is_refused(model: Transformer) -> None:
     with pytest.raises(CacheError, match="attention_mask"):
         model(torch.zeros(1, 3, dtype=torch.long), attention_mask=torch.ones(1, 4))
+
+
+def test_last_only_returns_the_last_positions_logits(model: Transformer) -> None:
+    ids = torch.randint(0, 384, (2, 7))
+    with torch.no_grad():
+        full, last = model(ids), model(ids, last_only=True)
+    assert last.shape == (2, 1, 384)
+    assert torch.allclose(last, full[:, -1:], atol=1e-5)
