@@ -56,11 +56,10 @@ class RotaryEmbedding(nn.Module):
         freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd): halves layout, as in HF
         sin = emb.sin()
-        # Sign folded in: rotate_half(x) * sin == x.roll(hd/2) * [-sin, sin], one op fewer.
-        self._cos, self._sin = (
-            emb.cos(),
-            torch.cat((-sin[:, : self.head_dim // 2], sin[:, self.head_dim // 2 :]), dim=-1),
-        )
+        # Fold rotate_half's minus sign into the table: rotate_half(x) * sin
+        # == x.roll(hd/2) * [-sin, sin], which saves a negation per call.
+        sin[:, : self.head_dim // 2] *= -1
+        self._cos, self._sin = emb.cos(), sin
 
     def forward(
         self, positions: torch.Tensor, needed: int, dtype: torch.dtype

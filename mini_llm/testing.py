@@ -1,4 +1,4 @@
-"""Write small deterministic Hugging Face checkpoints (weights + tokenizer) for tests.
+"""Test helpers: small deterministic HF checkpoints (weights + tokenizer) and the oracle.
 
 The weights are random but seeded, drawn with a large standard deviation: with the usual
 0.02 init a tiny model's greedy output just repeats the last token, which hides cache bugs.
@@ -135,3 +135,21 @@ def write_tiny_checkpoint(folder: str | Path, cfg: TinyConfig | None = None) -> 
         json.dumps({"bos_token_id": eos, "eos_token_id": eos, "do_sample": False})
     )
     return folder
+
+
+def load_reference(folder: str | Path, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
+    """transformers' Qwen3ForCausalLM or LlamaForCausalLM on the same folder: the test oracle."""
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, local_files_only=True)
+    return model.eval()
+
+
+@torch.no_grad()
+def reference_greedy(model: torch.nn.Module, prompt: list[int], max_new_tokens: int) -> list[int]:
+    """transformers' own greedy generate (stopping at the config's eos); the new tokens only."""
+    ids = torch.tensor([prompt])
+    out = model.generate(  # type: ignore[operator]
+        ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens, do_sample=False
+    )
+    return list(out[0, len(prompt) :].tolist())

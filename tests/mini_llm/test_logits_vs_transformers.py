@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from hf_oracle import hf_greedy, load_hf
 
 from mini_llm import Transformer, generate
-from mini_llm.testing import TinyConfig
+from mini_llm.testing import TinyConfig, load_reference, reference_greedy
 
 CONFIGS = {
     "qwen3-untied-hd32-gqa2": TinyConfig(),
@@ -37,7 +36,7 @@ def test_fp32_logits_match_transformers(
     name: str, tiny_checkpoint: Callable[[TinyConfig], Path]
 ) -> None:
     folder = tiny_checkpoint(CONFIGS[name])
-    ours, ref = Transformer.from_pretrained(folder), load_hf(folder)
+    ours, ref = Transformer.from_pretrained(folder), load_reference(folder)
     ids = torch.randint(0, CONFIGS[name].vocab_size, (3, 17))  # batch > 1
     with torch.no_grad():
         expected = ref(ids).logits
@@ -49,7 +48,7 @@ def test_fp32_logits_match_transformers(
 def test_bf16_logits_close_with_same_greedy_tokens(tiny_qwen3: Path) -> None:
     """bf16 has 8 mantissa bits: we allow 0.1 absolute on logits of magnitude ~5-10."""
     ours = Transformer.from_pretrained(tiny_qwen3, dtype=torch.bfloat16)
-    ref = load_hf(tiny_qwen3, dtype=torch.bfloat16)
+    ref = load_reference(tiny_qwen3, dtype=torch.bfloat16)
     ids = torch.randint(0, 384, (2, 12))
     with torch.no_grad():
         expected, got = ref(ids).logits.float(), ours(ids).float()
@@ -62,9 +61,9 @@ def test_greedy_generate_matches_transformers(
     name: str, tiny_checkpoint: Callable[[TinyConfig], Path]
 ) -> None:
     folder = tiny_checkpoint(CONFIGS[name])
-    ours, ref = Transformer.from_pretrained(folder), load_hf(folder)
+    ours, ref = Transformer.from_pretrained(folder), load_reference(folder)
     prompt = [5, 77, 120, 9, 300, 42, 18]
-    expected = hf_greedy(ref, prompt, max_new_tokens=24)
+    expected = reference_greedy(ref, prompt, max_new_tokens=24)
     got = generate(ours, [prompt], max_new_tokens=24)[0]
     assert got == expected
     assert len(set(got)) > 3, "a degenerate (repeating) tiny model would hide cache bugs"

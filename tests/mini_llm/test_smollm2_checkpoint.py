@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 import torch
-from hf_oracle import hf_greedy, load_hf
 
 from mini_llm import KVCache, Transformer, generate
+from mini_llm.testing import load_reference, reference_greedy
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def models(smollm2_dir: Path) -> tuple[Transformer, torch.nn.Module]:
-    return Transformer.from_pretrained(smollm2_dir), load_hf(smollm2_dir)
+    return Transformer.from_pretrained(smollm2_dir), load_reference(smollm2_dir)
 
 
 def chat_prompt(folder: Path, question: str) -> list[int]:
@@ -60,7 +60,7 @@ def test_capital_of_france_is_paris_token_for_token(
     ours, ref = models
     prompt = chat_prompt(smollm2_dir, "What is the capital of France?")
     got = generate(ours, [prompt], max_new_tokens=24)[0]
-    assert got == hf_greedy(ref, prompt, max_new_tokens=24)
+    assert got == reference_greedy(ref, prompt, max_new_tokens=24)
     text = AutoTokenizer.from_pretrained(smollm2_dir).decode(got, skip_special_tokens=True)
     assert "Paris" in text
     assert got[-1] == 2, "the answer should end with <|im_end|>, the config's eos"
