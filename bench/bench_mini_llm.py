@@ -9,8 +9,9 @@ Prints three tables:
    decode tokens/s at batch 1 and 8, prefill tokens/s, end-to-end greedy generate tokens/s;
 3. the fraction of the memory-bandwidth bound reached by a batch-1 decode step: weight bytes
    read per step / measured copy bandwidth, divided by the measured step time.
-Every time is the median of several repetitions after a warm-up; the two libraries alternate
-for --rounds rounds and each keeps its best round (the machine may be shared).
+Every time is the median of several repetitions after a warm-up; the two libraries alternate,
+measurement by measurement, for --rounds rounds, and each keeps its best (the machine may be
+shared with other jobs).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +31,7 @@ import torch
 
 from mini_llm import KVCache, Transformer, generate
 
-PROMPT_LEN, DECODE_STEPS, CTX_LEN, REPEATS = 256, 20, 64, 5
+PROMPT_LEN, DECODE_STEPS, CTX_LEN, REPEATS, GENERATE_TOKENS = 256, 20, 64, 5, 32
 
 
 def median_time(fn: Callable[[], object], repeats: int = REPEATS) -> float:
@@ -118,11 +120,11 @@ def decode_step_seconds(
     return statistics.median(times[2:])  # the first steps warm up allocator and caches
 
 
-def generate_tokens_per_s(runner: MiniLLMRunner | HFRunner, prompt: list[int], n: int) -> float:
+def generate_seconds_per_token(runner: MiniLLMRunner | HFRunner, prompt: list[int]) -> float:
     runner.generate(prompt, 4)  # warm-up
     t0 = time.perf_counter()
-    produced = len(runner.generate(prompt, n))
-    return produced / (time.perf_counter() - t0)
+    produced = len(runner.generate(prompt, GENERATE_TOKENS))
+    return (time.perf_counter() - t0) / produced
 
 
 def weight_bytes(model: Transformer) -> int:
@@ -131,30 +133,32 @@ def weight_bytes(model: Transformer) -> int:
     return sum(p.numel() * p.element_size() for p in model.parameters())
 
 
-def measure(runner: MiniLLMRunner | HFRunner, vocab: int) -> dict[str, float]:
+def measurements(runner: MiniLLMRunner | HFRunner, vocab: int) -> dict[str, Callable[[], float]]:
+    """Each measurement as a function returning seconds (per token or per step)."""
     gen = torch.Generator().manual_seed(0)
     prompt = torch.randint(0, vocab, (1, PROMPT_LEN), generator=gen)
-    t_prefill = prefill_seconds(runner, prompt)
-    t1 = decode_step_seconds(runner, 1, vocab, PROMPT_LEN)
-    t1_ctx = decode_step_seconds(runner, 1, vocab, CTX_LEN)
-    t8_ctx = decode_step_seconds(runner, 8, vocab, CTX_LEN)
     return {
-        "prefill_ms_per_token": t_prefill / PROMPT_LEN * 1e3,
-        "decode_ms_per_token": t1 * 1e3,
-        "step_b1_ms": t1_ctx * 1e3,
-        "step_b8_ms": t8_ctx * 1e3,
-        "prefill_tok_s": PROMPT_LEN / t_prefill,
-        "decode_b1_tok_s": 1 / t1_ctx,
-        "decode_b8_tok_s": 8 / t8_ctx,
-        "generate_tok_s": generate_tokens_per_s(runner, prompt[0, :32].tolist(), 32),
+        "prefill": lambda: prefill_seconds(runner, prompt) / PROMPT_LEN,
+        "decode": lambda: decode_step_seconds(runner, 1, vocab, PROMPT_LEN),
+        "step_b1": lambda: decode_step_seconds(runner, 1, vocab, CTX_LEN),
+        "step_b8": lambda: decode_step_seconds(runner, 8, vocab, CTX_LEN),
+        "generate": lambda: generate_seconds_per_token(runner, prompt[0, :32].tolist()),
     }
 
 
-def best_of(rounds: list[dict[str, float]]) -> dict[str, float]:
-    """Per measurement, the best round: the least time, or the most tokens/s."""
-    return {
-        key: (max if key.endswith("tok_s") else min)(r[key] for r in rounds) for key in rounds[0]
-    }
+def best_times(
+    runners: list[MiniLLMRunner | HFRunner], vocab: int, rounds: int
+) -> list[dict[str, float]]:
+    """Best (least) seconds per measurement and runner. The runners alternate measurement by
+    measurement, so load from other processes on a shared machine favours neither side."""
+    plans = [measurements(runner, vocab) for runner in runners]
+    best: list[dict[str, float]] = [{} for _ in runners]
+    for key in plans[0]:
+        print(f"measuring {key} ...", file=sys.stderr, flush=True)
+        for _ in range(rounds):
+            for plan, result in zip(plans, best, strict=True):
+                result[key] = min(result.get(key, float("inf")), plan[key]())
+    return best
 
 
 def cpu_model() -> str:
@@ -165,7 +169,7 @@ def cpu_model() -> str:
 
 
 def print_tables(ours: dict[str, float], ref: dict[str, float], bw: float, wbytes: int) -> None:
-    print("\n## Handbook measurements (mini_llm, then transformers)")
+    print("\n## Handbook measurements")
     print(
         "| library | prefill ms/token | decode ms/token | decode/prefill | "
         "batch-1 step ms | batch-8 step ms | b8/b1 |"
@@ -173,33 +177,32 @@ def print_tables(ours: dict[str, float], ref: dict[str, float], bw: float, wbyte
     print("|---|---|---|---|---|---|---|")
     for name, r in (("mini_llm", ours), ("transformers", ref)):
         print(
-            f"| {name} | {r['prefill_ms_per_token']:.2f} | {r['decode_ms_per_token']:.1f} | "
-            f"{r['decode_ms_per_token'] / r['prefill_ms_per_token']:.1f}x | "
-            f"{r['step_b1_ms']:.1f} | {r['step_b8_ms']:.1f} | "
-            f"{r['step_b8_ms'] / r['step_b1_ms']:.2f}x |"
+            f"| {name} | {r['prefill'] * 1e3:.2f} | {r['decode'] * 1e3:.1f} | "
+            f"{r['decode'] / r['prefill']:.1f}x | {r['step_b1'] * 1e3:.1f} | "
+            f"{r['step_b8'] * 1e3:.1f} | {r['step_b8'] / r['step_b1']:.2f}x |"
         )
     print("\n## Side by side (tokens/s, higher is better)")
     print("| measurement | mini_llm | transformers | mini_llm / transformers |")
     print("|---|---|---|---|")
     rows = [
-        ("decode, batch 1 (ctx 64)", "decode_b1_tok_s"),
-        ("decode, batch 8 (ctx 64)", "decode_b8_tok_s"),
-        (f"prefill ({PROMPT_LEN} tokens)", "prefill_tok_s"),
-        ("greedy generate, 32 new tokens", "generate_tok_s"),
+        (f"decode, batch 1 (ctx {CTX_LEN})", "step_b1", 1),
+        (f"decode, batch 8 (ctx {CTX_LEN})", "step_b8", 8),
+        (f"decode, batch 1 (ctx {PROMPT_LEN})", "decode", 1),
+        (f"prefill ({PROMPT_LEN} tokens)", "prefill", 1),
+        (f"greedy generate ({GENERATE_TOKENS} new tokens)", "generate", 1),
     ]
-    for label, key in rows:
-        print(f"| {label} | {ours[key]:.1f} | {ref[key]:.1f} | {ours[key] / ref[key]:.2f}x |")
+    for label, key, tokens in rows:
+        a, b = tokens / ours[key], tokens / ref[key]
+        print(f"| {label} | {a:.1f} | {b:.1f} | {a / b:.2f}x |")
     bound_ms = wbytes / (bw * 1e9) * 1e3
-    print("\n## Memory-bandwidth bound, batch-1 decode step")
+    print("\n## Memory-bandwidth bound, batch-1 decode step (ctx 64)")
     print(
         f"weights read per step {wbytes / 1e6:.0f} MB; copy bandwidth {bw:.1f} GB/s; "
         f"bound {bound_ms:.1f} ms/step"
     )
     for name, r in (("mini_llm", ours), ("transformers", ref)):
-        print(
-            f"{name}: {r['step_b1_ms']:.1f} ms/step = "
-            f"{bound_ms / r['step_b1_ms'] * 100:.0f}% of the bound"
-        )
+        step_ms = r["step_b1"] * 1e3
+        print(f"{name}: {step_ms:.1f} ms/step = {bound_ms / step_ms * 100:.0f}% of the bound")
 
 
 def main() -> None:
@@ -218,18 +221,12 @@ def main() -> None:
         f"torch {torch.__version__}, transformers {transformers.__version__}; {args.dtype}"
     )
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    runners = [MiniLLMRunner(Path(args.model), dtype), HFRunner(Path(args.model), dtype)]
-    vocab = runners[0].model.cfg.vocab_size
-    # Alternate the libraries for several rounds and keep each one's best round, so that load
-    # from other processes on this shared machine penalises neither side systematically.
-    results: list[list[dict[str, float]]] = [[], []]
-    bandwidths = []
-    for _ in range(args.rounds):
-        bandwidths.append(copy_bandwidth_gbs())
-        for runner, rounds in zip(runners, results, strict=True):
-            rounds.append(measure(runner, vocab))
-    ours, ref = (best_of(rounds) for rounds in results)
-    print_tables(ours, ref, max(bandwidths), weight_bytes(runners[0].model))
+    ours_runner = MiniLLMRunner(Path(args.model), dtype)
+    ours_model = ours_runner.model
+    runners = [ours_runner, HFRunner(Path(args.model), dtype)]
+    bandwidth = max(copy_bandwidth_gbs() for _ in range(args.rounds))
+    ours, ref = best_times(runners, ours_model.cfg.vocab_size, args.rounds)
+    print_tables(ours, ref, bandwidth, weight_bytes(ours_model))
     print(f"\nload average after: {os.getloadavg()[0]:.2f}; best of {args.rounds} rounds")
 
 
