@@ -9,9 +9,9 @@ Prints three tables:
    decode tokens/s at batch 1 and 8, prefill tokens/s, end-to-end greedy generate tokens/s;
 3. the fraction of the memory-bandwidth bound reached by a batch-1 decode step: weight bytes
    read per step / measured copy bandwidth, divided by the measured step time.
-Every time is the median of several repetitions after a warm-up; the two libraries alternate,
-measurement by measurement, for --rounds rounds, and each keeps its best (the machine may be
-shared with other jobs).
+The two libraries take turns sample by sample (one prefill each, one decode step each, ...)
+and every number is a median over the samples, so a burst of load from other jobs on a
+shared machine hits both alike. --rounds multiplies the number of samples.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -31,10 +31,12 @@ import torch
 
 from mini_llm import KVCache, Transformer, generate
 
-PROMPT_LEN, DECODE_STEPS, CTX_LEN, REPEATS, GENERATE_TOKENS = 256, 20, 64, 5, 32
+PROMPT_LEN, CTX_LEN, GENERATE_TOKENS = 256, 64, 32
+# Samples per round (each library takes that many turns per measurement).
+PREFILL_REPEATS, DECODE_STEPS, GENERATE_REPEATS, COPY_REPEATS = 3, 10, 1, 5
 
 
-def median_time(fn: Callable[[], object], repeats: int = REPEATS) -> float:
+def median_time(fn: Callable[[], object], repeats: int = COPY_REPEATS) -> float:
     """Median wall time of fn() over `repeats` runs, after one warm-up run."""
     fn()
     times = []
@@ -99,32 +101,35 @@ class HFRunner:
         return out[0, len(prompt) :].tolist()
 
 
-@torch.inference_mode()
-def prefill_seconds(runner: MiniLLMRunner | HFRunner, prompt: torch.Tensor) -> float:
-    return median_time(lambda: runner.step(prompt, runner.new_cache()))
+Runner = MiniLLMRunner | HFRunner
 
 
-@torch.inference_mode()
-def decode_step_seconds(
-    runner: MiniLLMRunner | HFRunner, batch: int, vocab: int, ctx: int
-) -> float:
-    """Median time of one decode step for `batch` sequences after a `ctx`-token prefill."""
+def prefill_samples(runner: Runner, prompt: torch.Tensor) -> Iterator[float]:
+    """Seconds per prompt token of successive prefills into a fresh cache."""
+    while True:
+        cache = runner.new_cache()
+        t0 = time.perf_counter()
+        runner.step(prompt, cache)
+        yield (time.perf_counter() - t0) / prompt.shape[1]
+
+
+def decode_samples(runner: Runner, batch: int, vocab: int, ctx: int) -> Iterator[float]:
+    """Seconds of successive decode steps for `batch` sequences after a `ctx`-token prefill."""
     gen = torch.Generator().manual_seed(batch)
     cache = runner.new_cache()
     nxt = runner.step(torch.randint(0, vocab, (batch, ctx), generator=gen), cache).argmax(-1)
-    times = []
-    for _ in range(DECODE_STEPS):
+    while True:
         t0 = time.perf_counter()
         nxt = runner.step(nxt[:, None], cache).argmax(-1)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times[2:])  # the first steps warm up allocator and caches
+        yield time.perf_counter() - t0
 
 
-def generate_seconds_per_token(runner: MiniLLMRunner | HFRunner, prompt: list[int]) -> float:
-    runner.generate(prompt, 4)  # warm-up
-    t0 = time.perf_counter()
-    produced = len(runner.generate(prompt, GENERATE_TOKENS))
-    return (time.perf_counter() - t0) / produced
+def generate_samples(runner: Runner, prompt: list[int]) -> Iterator[float]:
+    """Seconds per produced token of successive greedy generate() calls."""
+    while True:
+        t0 = time.perf_counter()
+        produced = len(runner.generate(prompt, GENERATE_TOKENS))
+        yield (time.perf_counter() - t0) / produced
 
 
 def weight_bytes(model: Transformer) -> int:
@@ -133,32 +138,39 @@ def weight_bytes(model: Transformer) -> int:
     return sum(p.numel() * p.element_size() for p in model.parameters())
 
 
-def measurements(runner: MiniLLMRunner | HFRunner, vocab: int) -> dict[str, Callable[[], float]]:
-    """Each measurement as a function returning seconds (per token or per step)."""
+def sample_plan(runner: Runner, vocab: int) -> dict[str, tuple[Iterator[float], int]]:
+    """Per measurement: a stream of timing samples and how many to take."""
     gen = torch.Generator().manual_seed(0)
     prompt = torch.randint(0, vocab, (1, PROMPT_LEN), generator=gen)
     return {
-        "prefill": lambda: prefill_seconds(runner, prompt) / PROMPT_LEN,
-        "decode": lambda: decode_step_seconds(runner, 1, vocab, PROMPT_LEN),
-        "step_b1": lambda: decode_step_seconds(runner, 1, vocab, CTX_LEN),
-        "step_b8": lambda: decode_step_seconds(runner, 8, vocab, CTX_LEN),
-        "generate": lambda: generate_seconds_per_token(runner, prompt[0, :32].tolist()),
+        "prefill": (prefill_samples(runner, prompt), PREFILL_REPEATS),
+        "decode": (decode_samples(runner, 1, vocab, PROMPT_LEN), DECODE_STEPS),
+        "step_b1": (decode_samples(runner, 1, vocab, CTX_LEN), DECODE_STEPS),
+        "step_b8": (decode_samples(runner, 8, vocab, CTX_LEN), DECODE_STEPS),
+        "generate": (generate_samples(runner, prompt[0, :32].tolist()), GENERATE_REPEATS),
     }
 
 
-def best_times(
-    runners: list[MiniLLMRunner | HFRunner], vocab: int, rounds: int
-) -> list[dict[str, float]]:
-    """Best (least) seconds per measurement and runner. The runners alternate measurement by
-    measurement, so load from other processes on a shared machine favours neither side."""
-    plans = [measurements(runner, vocab) for runner in runners]
-    best: list[dict[str, float]] = [{} for _ in runners]
+@torch.inference_mode()
+def median_times(runners: list[Runner], vocab: int, rounds: int) -> list[dict[str, float]]:
+    """Median seconds per measurement and runner.
+
+    The runners take turns sample by sample (one prefill, one decode step, ...), so a burst of
+    load from other processes on a shared machine hits both sides alike; the median then
+    drops the bursts. The first two samples of each stream are warm-up and are discarded.
+    """
+    plans = [sample_plan(runner, vocab) for runner in runners]
+    medians: list[dict[str, float]] = [{} for _ in runners]
     for key in plans[0]:
         print(f"measuring {key} ...", file=sys.stderr, flush=True)
-        for _ in range(rounds):
-            for plan, result in zip(plans, best, strict=True):
-                result[key] = min(result.get(key, float("inf")), plan[key]())
-    return best
+        count = plans[0][key][1] * rounds + 2
+        samples: list[list[float]] = [[] for _ in runners]
+        for _ in range(count):
+            for plan, taken in zip(plans, samples, strict=True):
+                taken.append(next(plan[key][0]))
+        for result, taken in zip(medians, samples, strict=True):
+            result[key] = statistics.median(taken[2:])
+    return medians
 
 
 def cpu_model() -> str:
@@ -225,9 +237,9 @@ def main() -> None:
     ours_model = ours_runner.model
     runners = [ours_runner, HFRunner(Path(args.model), dtype)]
     bandwidth = max(copy_bandwidth_gbs() for _ in range(args.rounds))
-    ours, ref = best_times(runners, ours_model.cfg.vocab_size, args.rounds)
+    ours, ref = median_times(runners, ours_model.cfg.vocab_size, args.rounds)
     print_tables(ours, ref, bandwidth, weight_bytes(ours_model))
-    print(f"\nload average after: {os.getloadavg()[0]:.2f}; best of {args.rounds} rounds")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}; medians, --rounds {args.rounds}")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ def write_tokenizer(folder: Path, vocab_size: int) -> int:
     tok.train_from_iterator(TRAINING_TEXT.splitlines(), trainer=trainer)
     tok.save(str(folder / "tokenizer.json"))
     eos = tok.token_to_id("<|endoftext|>")
+    if eos is None:  # cannot happen: it is the first special token; keeps the type an int
+        raise RuntimeError("the trained tokenizer lost its <|endoftext|> token")
     tokenizer_config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "eos_token": "<|endoftext|>",
@@ -141,7 +143,9 @@ def load_reference(folder: str | Path, dtype: torch.dtype = torch.float32) -> to
     """transformers' Qwen3ForCausalLM or LlamaForCausalLM on the same folder: the test oracle."""
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, local_files_only=True)
+    model: torch.nn.Module = AutoModelForCausalLM.from_pretrained(
+        folder, dtype=dtype, local_files_only=True
+    )
     return model.eval()
 
 
