@@ -133,9 +133,10 @@ def generate_samples(runner: Runner, prompt: list[int]) -> Iterator[float]:
 
 
 def weight_bytes(model: Transformer) -> int:
-    """Bytes of weights a decode step reads: every matrix once (the tied embedding once, as the
-    output projection; the input lookup reads only B rows of it)."""
-    return sum(p.numel() * p.element_size() for p in model.parameters())
+    """Bytes of weights a decode step reads: every matrix once, except the input embedding,
+    of which a step reads only B rows (the output projection is counted in full)."""
+    total = sum(p.numel() * p.element_size() for p in model.parameters())
+    return total - model.embed.weight.numel() * model.embed.weight.element_size()
 
 
 def sample_plan(runner: Runner, vocab: int) -> dict[str, tuple[Iterator[float], int]]:

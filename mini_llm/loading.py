@@ -25,22 +25,28 @@ IGNORED_SUFFIXES = ("rotary_emb.inv_freq",)
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where one HF tensor goes: our parameter name, the first row it fills, its HF shape."""
+    """Where one HF tensor goes: our parameter, the first column it fills, its HF shape.
+
+    HF stores a linear layer's weight (out, in); our Linear stores (in, out), so a 2-D HF
+    weight is transposed into columns [col, col + out) of our matrix. The embedding and the
+    norm weights are copied as they are (col 0, `linear=False`).
+    """
 
     param: str
-    row: int
+    col: int
     shape: tuple[int, ...]
+    linear: bool = True
 
 
 def hf_name_map(cfg: ModelConfig) -> dict[str, Target]:
     """Every tensor an HF checkpoint of this config holds, mapped to our parameters.
 
-    q/k/v land in row ranges of the fused `wqkv` matrix, gate/up in `w_gate_up`.
+    q/k/v land in column ranges of the fused `wqkv` matrix, gate/up in `w_gate_up`.
     """
     D, inter, hd = cfg.hidden_size, cfg.intermediate_size, cfg.head_dim
     names = {
-        "model.embed_tokens.weight": Target("embed.weight", 0, (cfg.vocab_size, D)),
-        "model.norm.weight": Target("norm.weight", 0, (D,)),
+        "model.embed_tokens.weight": Target("embed.weight", 0, (cfg.vocab_size, D), False),
+        "model.norm.weight": Target("norm.weight", 0, (D,), False),
     }
     if not cfg.tie_word_embeddings:
         names["lm_head.weight"] = Target("lm_head.weight", 0, (cfg.vocab_size, D))
@@ -48,8 +54,10 @@ def hf_name_map(cfg: ModelConfig) -> dict[str, Target]:
         hf, ours = f"model.layers.{i}.", f"layers.{i}."
         qkv = ours + "attn.wqkv.weight"
         names |= {
-            hf + "input_layernorm.weight": Target(ours + "attn_norm.weight", 0, (D,)),
-            hf + "post_attention_layernorm.weight": Target(ours + "mlp_norm.weight", 0, (D,)),
+            hf + "input_layernorm.weight": Target(ours + "attn_norm.weight", 0, (D,), False),
+            hf + "post_attention_layernorm.weight": Target(
+                ours + "mlp_norm.weight", 0, (D,), False
+            ),
             hf + "self_attn.q_proj.weight": Target(qkv, 0, (cfg.q_size, D)),
             hf + "self_attn.k_proj.weight": Target(qkv, cfg.q_size, (cfg.kv_size, D)),
             hf + "self_attn.v_proj.weight": Target(qkv, cfg.q_size + cfg.kv_size, (cfg.kv_size, D)),
@@ -59,8 +67,12 @@ def hf_name_map(cfg: ModelConfig) -> dict[str, Target]:
             hf + "mlp.down_proj.weight": Target(ours + "mlp.w_down.weight", 0, (D, inter)),
         }
         if cfg.qk_norm:
-            names[hf + "self_attn.q_norm.weight"] = Target(ours + "attn.q_norm.weight", 0, (hd,))
-            names[hf + "self_attn.k_norm.weight"] = Target(ours + "attn.k_norm.weight", 0, (hd,))
+            names[hf + "self_attn.q_norm.weight"] = Target(
+                ours + "attn.q_norm.weight", 0, (hd,), False
+            )
+            names[hf + "self_attn.k_norm.weight"] = Target(
+                ours + "attn.k_norm.weight", 0, (hd,), False
+            )
     return names
 
 
@@ -117,7 +129,6 @@ def load_pretrained(
     with torch.device("meta"):
         model = Transformer(cfg).to(dtype)
     model.to_empty(device=device)
-    model.tie_weights()  # to_empty gives each module its own tensor; share them again
     params = dict(model.named_parameters())
     by_file: dict[Path, list[str]] = {}
     for name in expected:
@@ -127,6 +138,8 @@ def load_pretrained(
             with safe_open(file, framework="pt") as f:
                 for name in names:
                     _copy_tensor(f.get_tensor(name), expected[name], params, name, file)
+        if cfg.tie_word_embeddings:  # the output projection is the embedding matrix
+            model.lm_head.weight.copy_(model.embed.weight.t())
     return model.eval().requires_grad_(False)
 
 
@@ -143,4 +156,7 @@ def _copy_tensor(
             f"expected {target.shape} from config.json"
         )
     param = params[target.param]
-    param[target.row : target.row + target.shape[0]].copy_(tensor)
+    if target.linear:
+        param[:, target.col : target.col + target.shape[0]].copy_(tensor.t())
+    else:
+        param.copy_(tensor)

@@ -41,6 +41,22 @@ class RMSNorm(nn.Module):
         return self.weight * normed.to(x.dtype)
 
 
+class Linear(nn.Module):
+    """y = x @ W with W stored (in, out), no bias.
+
+    nn.Linear stores (out, in) and multiplies by its transpose. For decode (a few rows of x)
+    MKL's matrix-vector path reads the (in, out) layout 10-50% faster on this CPU, and decode
+    time is almost all weight reads. The loader transposes Hugging Face's (out, in) tensors.
+    """
+
+    def __init__(self, in_features: int, out_features: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(in_features, out_features))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.weight
+
+
 class RotaryEmbedding(nn.Module):
     """cos/sin tables for rotary position embeddings, computed once in fp32 and grown on demand."""
 
@@ -90,8 +106,8 @@ class Attention(nn.Module):
         self.layer = layer
         self.nh, self.nkv, self.hd = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
         # One matmul for q, k and v: fewer kernel launches per decode step.
-        self.wqkv = nn.Linear(cfg.hidden_size, cfg.q_size + 2 * cfg.kv_size, bias=False)
-        self.wo = nn.Linear(cfg.q_size, cfg.hidden_size, bias=False)
+        self.wqkv = Linear(cfg.hidden_size, cfg.q_size + 2 * cfg.kv_size)
+        self.wo = Linear(cfg.q_size, cfg.hidden_size)
         self.q_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
         self.k_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
         self.split = [cfg.q_size, cfg.kv_size, cfg.kv_size]
@@ -128,8 +144,8 @@ class MLP(nn.Module):
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
-        self.w_gate_up = nn.Linear(cfg.hidden_size, 2 * cfg.intermediate_size, bias=False)
-        self.w_down = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
+        self.w_gate_up = Linear(cfg.hidden_size, 2 * cfg.intermediate_size)
+        self.w_down = Linear(cfg.intermediate_size, cfg.hidden_size)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         gate, up = self.w_gate_up(x).chunk(2, dim=-1)
@@ -168,14 +184,10 @@ class Transformer(nn.Module):
         self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
         self.layers = nn.ModuleList(Block(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
-        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        # With tied embeddings the loader fills lm_head with the embedding matrix, transposed:
+        # a second copy (vocab x D) in the layout the output matmul reads fastest.
+        self.lm_head = Linear(cfg.hidden_size, cfg.vocab_size)
         self.rope = RotaryEmbedding(cfg.head_dim, cfg.rope_theta)
-        self.tie_weights()
-
-    def tie_weights(self) -> None:
-        """Share the embedding matrix with the output projection when the config says so."""
-        if self.cfg.tie_word_embeddings:
-            self.lm_head.weight = self.embed.weight
 
     @classmethod
     def from_pretrained(

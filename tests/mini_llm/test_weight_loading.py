@@ -41,10 +41,10 @@ def test_loads_every_tensor_from_the_file(tiny_qwen3: Path) -> None:
     hf = load_file(tiny_qwen3 / "model.safetensors")
     q = hf["model.layers.1.self_attn.q_proj.weight"]
     v = hf["model.layers.1.self_attn.v_proj.weight"]
-    wqkv = model.layers[1].attn.wqkv.weight
-    assert torch.equal(wqkv[: q.shape[0]], q)
-    assert torch.equal(wqkv[-v.shape[0] :], v)
-    assert torch.equal(model.lm_head.weight, hf["lm_head.weight"])
+    wqkv = model.layers[1].attn.wqkv.weight  # (in, out): HF tensors are transposed in
+    assert torch.equal(wqkv[:, : q.shape[0]], q.t())
+    assert torch.equal(wqkv[:, -v.shape[0] :], v.t())
+    assert torch.equal(model.lm_head.weight, hf["lm_head.weight"].t())
     assert not any(p.requires_grad for p in model.parameters())
 
 
@@ -116,9 +116,9 @@ def test_tied_checkpoint_uses_the_embedding_as_output_matrix(tiny_checkpoint, tm
     folder = tiny_checkpoint(TinyConfig(tie_word_embeddings=True))
     assert "lm_head.weight" not in load_file(folder / "model.safetensors")
     model = Transformer.from_pretrained(folder)
-    assert model.lm_head.weight.data_ptr() == model.embed.weight.data_ptr()
     emb = load_file(folder / "model.safetensors")["model.embed_tokens.weight"]
-    assert torch.equal(model.lm_head.weight, emb)
+    assert torch.equal(model.embed.weight, emb)
+    assert torch.equal(model.lm_head.weight, emb.t())
 
 
 def test_inverse_rope_frequencies_in_old_checkpoints_are_ignored(checkpoint_copy: Path) -> None:
