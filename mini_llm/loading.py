@@ -38,41 +38,46 @@ class Target:
     linear: bool = True
 
 
+def _copied(param: str, *shape: int) -> Target:
+    """A tensor copied as it is: the embedding and the norm weights."""
+    return Target(param, 0, shape, linear=False)
+
+
+def _columns(param: str, col: int, out_features: int, in_features: int) -> Target:
+    """An HF (out, in) linear weight, transposed into columns col... of our (in, out) matrix."""
+    return Target(param, col, (out_features, in_features))
+
+
 def hf_name_map(cfg: ModelConfig) -> dict[str, Target]:
     """Every tensor an HF checkpoint of this config holds, mapped to our parameters.
 
     q/k/v land in column ranges of the fused `wqkv` matrix, gate/up in `w_gate_up`.
     """
-    D, inter, hd = cfg.hidden_size, cfg.intermediate_size, cfg.head_dim
+    D, inter, hd, V = cfg.hidden_size, cfg.intermediate_size, cfg.head_dim, cfg.vocab_size
+    q, kv = cfg.q_size, cfg.kv_size
     names = {
-        "model.embed_tokens.weight": Target("embed.weight", 0, (cfg.vocab_size, D), False),
-        "model.norm.weight": Target("norm.weight", 0, (D,), False),
+        "model.embed_tokens.weight": _copied("embed.weight", V, D),
+        "model.norm.weight": _copied("norm.weight", D),
     }
     if not cfg.tie_word_embeddings:
-        names["lm_head.weight"] = Target("lm_head.weight", 0, (cfg.vocab_size, D))
+        names["lm_head.weight"] = _columns("lm_head.weight", 0, V, D)
     for i in range(cfg.num_hidden_layers):
         hf, ours = f"model.layers.{i}.", f"layers.{i}."
-        qkv = ours + "attn.wqkv.weight"
+        qkv, gate_up = ours + "attn.wqkv.weight", ours + "mlp.w_gate_up.weight"
         names |= {
-            hf + "input_layernorm.weight": Target(ours + "attn_norm.weight", 0, (D,), False),
-            hf + "post_attention_layernorm.weight": Target(
-                ours + "mlp_norm.weight", 0, (D,), False
-            ),
-            hf + "self_attn.q_proj.weight": Target(qkv, 0, (cfg.q_size, D)),
-            hf + "self_attn.k_proj.weight": Target(qkv, cfg.q_size, (cfg.kv_size, D)),
-            hf + "self_attn.v_proj.weight": Target(qkv, cfg.q_size + cfg.kv_size, (cfg.kv_size, D)),
-            hf + "self_attn.o_proj.weight": Target(ours + "attn.wo.weight", 0, (D, cfg.q_size)),
-            hf + "mlp.gate_proj.weight": Target(ours + "mlp.w_gate_up.weight", 0, (inter, D)),
-            hf + "mlp.up_proj.weight": Target(ours + "mlp.w_gate_up.weight", inter, (inter, D)),
-            hf + "mlp.down_proj.weight": Target(ours + "mlp.w_down.weight", 0, (D, inter)),
+            hf + "input_layernorm.weight": _copied(ours + "attn_norm.weight", D),
+            hf + "post_attention_layernorm.weight": _copied(ours + "mlp_norm.weight", D),
+            hf + "self_attn.q_proj.weight": _columns(qkv, 0, q, D),
+            hf + "self_attn.k_proj.weight": _columns(qkv, q, kv, D),
+            hf + "self_attn.v_proj.weight": _columns(qkv, q + kv, kv, D),
+            hf + "self_attn.o_proj.weight": _columns(ours + "attn.wo.weight", 0, D, q),
+            hf + "mlp.gate_proj.weight": _columns(gate_up, 0, inter, D),
+            hf + "mlp.up_proj.weight": _columns(gate_up, inter, inter, D),
+            hf + "mlp.down_proj.weight": _columns(ours + "mlp.w_down.weight", 0, D, inter),
         }
         if cfg.qk_norm:
-            names[hf + "self_attn.q_norm.weight"] = Target(
-                ours + "attn.q_norm.weight", 0, (hd,), False
-            )
-            names[hf + "self_attn.k_norm.weight"] = Target(
-                ours + "attn.k_norm.weight", 0, (hd,), False
-            )
+            names[hf + "self_attn.q_norm.weight"] = _copied(ours + "attn.q_norm.weight", hd)
+            names[hf + "self_attn.k_norm.weight"] = _copied(ours + "attn.k_norm.weight", hd)
     return names
 
 
