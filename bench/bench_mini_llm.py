@@ -9,17 +9,23 @@ Prints three tables:
    decode tokens/s at batch 1 and 8, prefill tokens/s, end-to-end greedy generate tokens/s;
 3. the fraction of the memory-bandwidth bound reached by a batch-1 decode step: weight bytes
    read per step / measured copy bandwidth, divided by the measured step time.
-The two libraries take turns sample by sample (one prefill each, one decode step each, ...)
-and every number is a median over the samples, so a burst of load from other jobs on a
-shared machine hits both alike. --rounds multiplies the number of samples.
+
+Each library runs in a process of its own, as a model is served: with both models in one
+process every step of one evicts the other's weights and code from the CPU caches, which
+inflates both libraries' small-op costs and hides the difference between them. The two
+processes take turns, round after round (which one goes first alternates), so a burst of
+load from other jobs on a shared machine hits both alike; ratios are taken per round and
+the median over rounds is printed with its range. --rounds sets the number of rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -32,8 +38,9 @@ import torch
 from mini_llm import KVCache, Transformer, generate
 
 PROMPT_LEN, CTX_LEN, GENERATE_TOKENS = 256, 64, 32
-# Samples per round (each library takes that many turns per measurement).
-PREFILL_REPEATS, DECODE_STEPS, GENERATE_REPEATS, COPY_REPEATS = 3, 10, 1, 5
+# Samples per measurement in one worker process, after WARMUP discarded ones.
+PREFILL_REPEATS, DECODE_STEPS, GENERATE_REPEATS, COPY_REPEATS, WARMUP = 5, 15, 2, 5, 2
+LIBRARIES = ("mini_llm", "transformers")
 
 
 def median_time(fn: Callable[[], object], repeats: int = COPY_REPEATS) -> float:
@@ -60,8 +67,10 @@ class MiniLLMRunner:
 
     name = "mini_llm"
 
-    def __init__(self, path: Path, dtype: torch.dtype) -> None:
+    def __init__(self, path: Path, dtype: torch.dtype, pack_rows: int) -> None:
         self.model = Transformer.from_pretrained(path, dtype=dtype)
+        if pack_rows:
+            self.model.pack_for_batch(pack_rows)  # a second, packed copy for batch-8 steps
 
     def new_cache(self) -> KVCache:
         return KVCache(self.model.cfg.num_hidden_layers)
@@ -153,25 +162,52 @@ def sample_plan(runner: Runner, vocab: int) -> dict[str, tuple[Iterator[float], 
 
 
 @torch.inference_mode()
-def median_times(runners: list[Runner], vocab: int, rounds: int) -> list[dict[str, float]]:
-    """Median seconds per measurement and runner.
-
-    The runners take turns sample by sample (one prefill, one decode step, ...), so a burst of
-    load from other processes on a shared machine hits both sides alike; the median then
-    drops the bursts. The first two samples of each stream are warm-up and are discarded.
-    """
-    plans = [sample_plan(runner, vocab) for runner in runners]
-    medians: list[dict[str, float]] = [{} for _ in runners]
-    for key in plans[0]:
-        print(f"measuring {key} ...", file=sys.stderr, flush=True)
-        count = plans[0][key][1] * rounds + 2
-        samples: list[list[float]] = [[] for _ in runners]
-        for _ in range(count):
-            for plan, taken in zip(plans, samples, strict=True):
-                taken.append(next(plan[key][0]))
-        for result, taken in zip(medians, samples, strict=True):
-            result[key] = statistics.median(taken[2:])
+def worker_medians(runner: Runner, vocab: int) -> dict[str, float]:
+    """Median seconds of each measurement for one library (the body of a worker process)."""
+    medians = {}
+    for key, (stream, count) in sample_plan(runner, vocab).items():
+        samples = [next(stream) for _ in range(count + WARMUP)]
+        medians[key] = statistics.median(samples[WARMUP:])
     return medians
+
+
+def run_worker(library: str, args: argparse.Namespace) -> tuple[dict[str, float], int]:
+    """Measure one library in a fresh process: its medians, and mini_llm's weight bytes (else 0)."""
+    cmd = [sys.executable, __file__, "--worker", library, "--model", args.model]
+    cmd += ["--threads", str(args.threads), "--dtype", args.dtype, "--pack", str(args.pack)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise SystemExit(
+            f"{library} worker failed (exit {done.returncode}):\n{done.stderr[-2000:]}"
+        )
+    try:
+        result = json.loads(lines[-1])
+        return dict(result["medians"]), int(result.get("weight_bytes", 0))
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise SystemExit(f"{library} worker printed no result: {lines[-1][:200]!r}") from exc
+
+
+def worker_main(args: argparse.Namespace) -> None:
+    torch.set_num_threads(args.threads)
+    dtype = getattr(torch, args.dtype)
+    path = Path(args.model)
+    runner: Runner = (
+        MiniLLMRunner(path, dtype, args.pack)
+        if args.worker == "mini_llm"
+        else HFRunner(path, dtype)
+    )
+    vocab = json.loads((path / "config.json").read_text())["vocab_size"]
+    result: dict[str, object] = {"medians": worker_medians(runner, vocab)}
+    if isinstance(runner, MiniLLMRunner):
+        result["weight_bytes"] = weight_bytes(runner.model)
+    print(json.dumps(result))
+
+
+def paired(rounds: list[dict[str, dict[str, float]]], key: str) -> tuple[float, float, float]:
+    """Median, min and max over rounds of transformers' time / mini_llm's time (= speed-up)."""
+    ratios = [r["transformers"][key] / r["mini_llm"][key] for r in rounds]
+    return statistics.median(ratios), min(ratios), max(ratios)
 
 
 def cpu_model() -> str:
@@ -181,7 +217,11 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def print_tables(ours: dict[str, float], ref: dict[str, float], bw: float, wbytes: int) -> None:
+def print_tables(rounds: list[dict[str, dict[str, float]]], bw: float, wbytes: int) -> None:
+    ours, ref = (
+        {k: statistics.median(r[lib][k] for r in rounds) for k in rounds[0][lib]}
+        for lib in LIBRARIES
+    )
     print("\n## Handbook measurements")
     print(
         "| library | prefill ms/token | decode ms/token | decode/prefill | "
@@ -195,7 +235,7 @@ def print_tables(ours: dict[str, float], ref: dict[str, float], bw: float, wbyte
             f"{r['step_b8'] * 1e3:.1f} | {r['step_b8'] / r['step_b1']:.2f}x |"
         )
     print("\n## Side by side (tokens/s, higher is better)")
-    print("| measurement | mini_llm | transformers | mini_llm / transformers |")
+    print("| measurement | mini_llm | transformers | mini_llm / transformers (range over rounds) |")
     print("|---|---|---|---|")
     rows = [
         (f"decode, batch 1 (ctx {CTX_LEN})", "step_b1", 1),
@@ -205,8 +245,11 @@ def print_tables(ours: dict[str, float], ref: dict[str, float], bw: float, wbyte
         (f"greedy generate ({GENERATE_TOKENS} new tokens)", "generate", 1),
     ]
     for label, key, tokens in rows:
-        a, b = tokens / ours[key], tokens / ref[key]
-        print(f"| {label} | {a:.1f} | {b:.1f} | {a / b:.2f}x |")
+        ratio, low, high = paired(rounds, key)
+        print(
+            f"| {label} | {tokens / ours[key]:.1f} | {tokens / ref[key]:.1f} | "
+            f"{ratio:.2f}x ({low:.2f}-{high:.2f}) |"
+        )
     bound_ms = wbytes / (bw * 1e9) * 1e3
     print("\n## Memory-bandwidth bound, batch-1 decode step (ctx 64)")
     print(
@@ -223,24 +266,44 @@ def main() -> None:
     parser.add_argument("--model", default="models/SmolLM2-135M-Instruct")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--pack",
+        type=int,
+        default=None,
+        help="mini_llm packs its weights for decode steps of this many rows "
+        "(default 8 for float32, the batch-8 measurement; 0 = never)",
+    )
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not (Path(args.model) / "config.json").is_file():
+        raise SystemExit(f"no model at {args.model}: run `make models` first")
+    if args.pack is None:
+        args.pack = 8 if args.dtype == "float32" else 0
+    if args.worker:
+        worker_main(args)
+        return
     torch.set_num_threads(args.threads)
-    dtype = getattr(torch, args.dtype)
     import transformers
 
+    packing = f"packed for {args.pack}-row steps" if args.pack else "not packed"
     print(
         f"CPU: {cpu_model()}, {os.cpu_count()} cores, torch threads {args.threads}; "
-        f"torch {torch.__version__}, transformers {transformers.__version__}; {args.dtype}"
+        f"torch {torch.__version__}, transformers {transformers.__version__}; {args.dtype}; "
+        f"mini_llm weights {packing}"
     )
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    ours_runner = MiniLLMRunner(Path(args.model), dtype)
-    ours_model = ours_runner.model
-    runners = [ours_runner, HFRunner(Path(args.model), dtype)]
-    bandwidth = max(copy_bandwidth_gbs() for _ in range(args.rounds))
-    ours, ref = median_times(runners, ours_model.cfg.vocab_size, args.rounds)
-    print_tables(ours, ref, bandwidth, weight_bytes(ours_model))
-    print(f"\nload average after: {os.getloadavg()[0]:.2f}; medians, --rounds {args.rounds}")
+    rounds: list[dict[str, dict[str, float]]] = []
+    wbytes, bandwidth = 0, 0.0
+    for i in range(args.rounds):
+        order = LIBRARIES if i % 2 == 0 else LIBRARIES[::-1]
+        results = {lib: run_worker(lib, args) for lib in order}
+        rounds.append({lib: results[lib][0] for lib in LIBRARIES})
+        wbytes = results["mini_llm"][1]
+        bandwidth = max(bandwidth, copy_bandwidth_gbs())
+        print(f"round {i + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    print_tables(rounds, bandwidth, wbytes)
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}; medians over {args.rounds} rounds")
 
 
 if __name__ == "__main__":

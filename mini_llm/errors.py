@@ -46,3 +46,7 @@ class GenerationArgumentError(MiniLLMError, ValueError):
 
 class CacheError(MiniLLMError, RuntimeError):
     """A KV cache is used in a way it cannot support (batch change, pool exhausted)."""
+
+
+class PackingError(MiniLLMError, RuntimeError):
+    """Weights cannot be repacked for this build of PyTorch, device or dtype."""

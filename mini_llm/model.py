@@ -1,7 +1,14 @@
 """Transformer: the Qwen3 / Llama decoder, one file from token ids to logits.
 
-Shape legend: B batch, T new tokens this call, S cached + new tokens, D hidden size,
-nh query heads, nkv key/value heads, hd head dim, V vocabulary.
+Shape legend: B batch, T new tokens this call, N = B*T rows, S cached + new tokens,
+D hidden size, nh query heads, nkv key/value heads, hd head dim, V vocabulary.
+
+Decode on a CPU is a stream of weight reads with ~40 small tensor ops per layer in between.
+Each op costs far more than its arithmetic: the weight stream has just pushed the framework's
+own data out of the CPU caches (a 576-wide RMSNorm takes ~20 us on its own and ~80 us right
+after a large matmul here). So the code below keeps the op count low: the hidden state stays
+2-D (N, D) so every projection is one `torch.mm`, q and k are rotated in one call, and the
+norms are single fused calls. docs/BENCHMARKS.md has the measurements.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from mini_llm.config import ModelConfig
-from mini_llm.errors import CacheError
+from mini_llm.errors import CacheError, PackingError
 
 
 class Cache(Protocol):
@@ -34,8 +41,10 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Normalise in fp32 and cast back before scaling, as the reference does, so bf16 matches.
-        # Written out rather than F.rms_norm: on CPU that decomposes into twice as many ops.
+        if x.dtype == torch.float32:
+            return F.rms_norm(x, self.weight.shape, self.weight, self.eps)  # one call, not eight
+        # Below fp32, round exactly as the reference does: normalise in fp32, cast back to x's
+        # dtype, then scale (F.rms_norm scales before the cast and differs by one bf16 step).
         x32 = x.float()
         normed = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * normed.to(x.dtype)
@@ -44,17 +53,33 @@ class RMSNorm(nn.Module):
 class Linear(nn.Module):
     """y = x @ W with W stored (in, out), no bias.
 
-    nn.Linear stores (out, in) and multiplies by its transpose. For decode (a few rows of x)
-    MKL's matrix-vector path reads the (in, out) layout 10-50% faster on this CPU, and decode
-    time is almost all weight reads. The loader transposes Hugging Face's (out, in) tensors.
+    nn.Linear stores (out, in) and multiplies by its transpose. For the few rows of a decode
+    step MKL reads the (in, out) layout 10-50% faster when the matrix is in the CPU caches and
+    no slower when it streams from memory. The loader transposes Hugging Face's (out, in) tensors.
     """
 
     def __init__(self, in_features: int, out_features: int) -> None:
         super().__init__()
         self.weight = nn.Parameter(torch.empty(in_features, out_features))
+        # Optional second copy in MKL's packed GEMM layout, used for exactly `packed_rows` rows.
+        self.packed: torch.Tensor | None = None
+        self.packed_rows = 0
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x @ self.weight
+        if self.packed is not None and x.shape[0] == self.packed_rows:
+            # The unpacked weight is passed too: MKL falls back to it for other row counts.
+            return torch.ops.mkl._mkl_linear(x, self.packed, self.weight.t(), None, x.shape[0])
+        return torch.mm(x, self.weight)  # x (N, in): 2-D, so no reshapes around the product
+
+    def pack(self, rows: int) -> None:
+        """Keep a copy of W in MKL's packed layout for products with exactly `rows` rows.
+
+        An ordinary sgemm with a few rows re-packs panels of W on every call, which reads W
+        and writes it again; the packed copy is read once per call. On this CPU a batch-8
+        decode step is ~1.5x faster with it (BENCHMARKS.md), for twice the weight memory.
+        """
+        self.packed = torch.ops.mkl._mkl_reorder_linear_weight(self.weight.t().contiguous(), rows)
+        self.packed_rows = rows
 
 
 class RotaryEmbedding(nn.Module):
@@ -78,25 +103,26 @@ class RotaryEmbedding(nn.Module):
         self._cos, self._sin = emb.cos(), sin
 
     def forward(
-        self, positions: torch.Tensor, needed: int, dtype: torch.dtype
+        self, positions: Positions, dtype: torch.dtype, device: torch.device
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """positions (B, T), all < needed -> cos, signed sin (B, 1, T, hd) for apply_rope.
-
-        `needed` comes from the caller's Python ints, so no device sync reads positions.max().
-        """
-        if self._cos.shape[0] < needed or self._cos.device != positions.device:
-            self._build(max(needed, 2 * self._cos.shape[0], 256), positions.device)
-        cos = self._cos[positions].to(dtype).unsqueeze(1)
-        sin = self._sin[positions].to(dtype).unsqueeze(1)
-        return cos, sin
+        """cos and signed sin, shaped (B or 1, T, 1, hd) to broadcast over q/k (B, T, heads, hd)."""
+        if self._cos.shape[0] < positions.end or self._cos.device != device:
+            self._build(max(positions.end, 2 * self._cos.shape[0], 256), device)
+        if positions.table is None:  # every row at the same positions: a slice, no gather
+            start, T = positions.start, positions.end - positions.start
+            cos, sin = self._cos[start : start + T], self._sin[start : start + T]
+            return cos.to(dtype)[None, :, None], sin.to(dtype)[None, :, None]
+        cos, sin = self._cos[positions.table], self._sin[positions.table]  # (B, T, hd)
+        return cos.to(dtype)[:, :, None], sin.to(dtype)[:, :, None]
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs (i, i + hd/2) of x (B, h, T, hd) by the angle of each position.
+    """Rotate pairs (i, i + hd/2) of x (B, T, heads, hd) by the angle of each position.
 
     With x = [x1, x2]: out = [x1 cos - x2 sin, x2 cos + x1 sin] = x * cos + [x2, x1] * [-sin, sin].
     """
     swapped = x.roll(x.shape[-1] // 2, dims=-1)  # [x2, x1]
+    # Not torch.addcmul: it rounds once where the reference rounds twice, which shows in bf16.
     return x * cos + swapped * signed_sin
 
 
@@ -110,24 +136,28 @@ class Attention(nn.Module):
         self.wo = Linear(cfg.q_size, cfg.hidden_size)
         self.q_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
         self.k_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
-        self.split = [cfg.q_size, cfg.kv_size, cfg.kv_size]
 
     def forward(
         self,
         x: torch.Tensor,
+        B: int,
         rope: tuple[torch.Tensor, torch.Tensor],
         mask: torch.Tensor | None,
         cache: Cache | None,
     ) -> torch.Tensor:
-        B, T, _ = x.shape
-        q, k, v = self.wqkv(x).split(self.split, dim=-1)
-        q = q.view(B, T, self.nh, self.hd)
-        k = k.view(B, T, self.nkv, self.hd)
+        """x (N, D) -> (N, D)."""
+        N = x.shape[0]
+        T = N // B
+        qkv = self.wqkv(x).view(B, T, self.nh + 2 * self.nkv, self.hd)  # heads side by side
         if self.q_norm is not None and self.k_norm is not None:
-            q, k = self.q_norm(q), self.k_norm(k)  # per head, before RoPE (Qwen3)
-        q = apply_rope(q.transpose(1, 2), *rope)  # (B, nh, T, hd)
-        k = apply_rope(k.transpose(1, 2), *rope)  # (B, nkv, T, hd)
-        v = v.view(B, T, self.nkv, self.hd).transpose(1, 2)  # (B, nkv, T, hd)
+            # Qwen3 normalises each head before RoPE, with separate weights for q and k.
+            q = apply_rope(self.q_norm(qkv[:, :, : self.nh]), *rope)
+            k = apply_rope(self.k_norm(qkv[:, :, self.nh : self.nh + self.nkv]), *rope)
+        else:
+            # q and k heads are adjacent in qkv: rotate them in one call, then split the views.
+            q, k = apply_rope(qkv[:, :, : self.nh + self.nkv], *rope).split([self.nh, self.nkv], 2)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)  # (B, nh, T, hd), (B, nkv, T, hd)
+        v = qkv[:, :, self.nh + self.nkv :].transpose(1, 2)  # (B, nkv, T, hd)
         if cache is not None:
             k, v = cache.update(self.layer, k, v)  # (B, nkv, S, hd)
         # A fresh sequence without padding needs only the causal rule; one decode token with
@@ -136,7 +166,7 @@ class Attention(nn.Module):
         y = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=self.nh != self.nkv
         )  # (B, nh, T, hd)
-        return self.wo(y.transpose(1, 2).reshape(B, T, self.nh * self.hd))
+        return self.wo(y.transpose(1, 2).reshape(N, self.nh * self.hd))
 
 
 class MLP(nn.Module):
@@ -163,11 +193,12 @@ class Block(nn.Module):
     def forward(
         self,
         x: torch.Tensor,
+        B: int,
         rope: tuple[torch.Tensor, torch.Tensor],
         mask: torch.Tensor | None,
         cache: Cache | None,
     ) -> torch.Tensor:
-        x = x + self.attn(self.attn_norm(x), rope, mask, cache)
+        x = x + self.attn(self.attn_norm(x), B, rope, mask, cache)
         return x + self.mlp(self.mlp_norm(x))
 
 
@@ -201,6 +232,27 @@ class Transformer(nn.Module):
 
         return load_pretrained(path, dtype=dtype, device=device)
 
+    def pack_for_batch(self, rows: int) -> None:
+        """Repack every matrix for decode steps of exactly `rows` sequences (CPU, fp32, MKL).
+
+        Steps with another number of rows (prefill, other batch sizes) use the plain weights.
+        The packed copies double the weight memory and stay on the CPU: call this after
+        moving the model, and again after changing its weights.
+        """
+        weight = self.lm_head.weight
+        if not torch.backends.mkl.is_available():
+            raise PackingError("this PyTorch build has no MKL, so weights cannot be packed")
+        if weight.device.type != "cpu" or weight.dtype != torch.float32:
+            raise PackingError(
+                f"packing needs fp32 weights on the CPU, the model is {weight.dtype} on "
+                f"{weight.device}"
+            )
+        if not isinstance(rows, int) or rows <= 0:
+            raise PackingError(f"rows must be a positive int, got {rows!r}")
+        for module in self.modules():
+            if isinstance(module, Linear):
+                module.pack(rows)
+
     def forward(
         self,
         ids: torch.Tensor,
@@ -219,28 +271,37 @@ class Transformer(nn.Module):
         B, T = ids.shape
         past = cache.past_lengths(B) if cache is not None else [0] * B
         positions, mask = _positions_and_mask(past, T, attention_mask, ids.device)
-        rope = self.rope(positions, max(past) + T, self.embed.weight.dtype)
-        x = self.embed(ids)  # (B, T, D)
+        rope = self.rope(positions, self.embed.weight.dtype, ids.device)
+        x = self.embed(ids.reshape(B * T))  # (N, D)
         for block in self.layers:
-            x = block(x, rope, mask, cache)
+            x = block(x, B, rope, mask, cache)
         if last_only:
-            x = x[:, -1:]  # (B, 1, D)
-        return self.lm_head(self.norm(x))  # (B, T, V)
+            x, T = x.view(B, T, -1)[:, -1], 1  # (B, D)
+        return self.lm_head(self.norm(x)).view(B, T, -1)  # (B, T, V)
+
+
+class Positions:
+    """Where the T new tokens of each row sit: `start..end` for every row, or a (B, T) table."""
+
+    __slots__ = ("end", "start", "table")
+
+    def __init__(self, start: int, end: int, table: torch.Tensor | None) -> None:
+        self.start, self.end, self.table = start, end, table
 
 
 def _positions_and_mask(
     past: list[int], T: int, attention_mask: torch.Tensor | None, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Positions (B, T) of the new tokens and the boolean attention mask (B, 1, T, S) or None.
+) -> tuple[Positions, torch.Tensor | None]:
+    """Positions of the new tokens and the boolean attention mask (B, 1, T, S) or None.
 
     None means "no mask needed": either a fresh causal sequence (SDPA's is_causal) or one new
     token per sequence that may see every cached key.
     """
     S = max(past) + T
+    if attention_mask is None and min(past) == max(past) and (T == 1 or past[0] == 0):
+        return Positions(past[0], S, None), None
     # Index of each new token on the key axis (B, T); without padding it is also its position.
     slots = torch.tensor(past, device=device)[:, None] + torch.arange(T, device=device)
-    if attention_mask is None and min(past) == max(past) and (T == 1 or past[0] == 0):
-        return slots, None
     keys = torch.arange(S, device=device)
     mask = keys <= slots[..., None]  # (B, T, S) causal: a token sees itself and what precedes it
     positions = slots
@@ -255,4 +316,4 @@ def _positions_and_mask(
         mask &= real[:, None, :] | (keys == slots[..., None])
         # Padding does not advance the position: count the real tokens before each slot.
         positions = (real.long().cumsum(-1) - 1).clamp(min=0).gather(1, slots)
-    return positions, mask[:, None]
+    return Positions(0, S, positions), mask[:, None]
