@@ -3,12 +3,12 @@
 Shape legend: B batch, T new tokens this call, N = B*T rows, S cached + new tokens,
 D hidden size, nh query heads, nkv key/value heads, hd head dim, V vocabulary.
 
-Decode on a CPU is a stream of weight reads with ~40 small tensor ops per layer in between.
-Each op costs far more than its arithmetic: the weight stream has just pushed the framework's
-own data out of the CPU caches (a 576-wide RMSNorm takes ~20 us on its own and ~80 us right
-after a large matmul here). So the code below keeps the op count low: the hidden state stays
-2-D (N, D) so every projection is one `torch.mm`, q and k are rotated in one call, and the
-norms are single fused calls. docs/BENCHMARKS.md has the measurements.
+Decode on a CPU is a stream of weight reads with small tensor ops in between, and each of
+those ops costs far more than its arithmetic: the weight stream has just pushed PyTorch's own
+code and data out of the CPU caches (a 576-wide RMSNorm takes ~20 us in a loop and ~80 us
+right after a large matmul here). So the code below keeps the op count per layer low: the
+hidden state stays 2-D (N, D) so every projection is one `torch.mm`, q and k are rotated in
+one call, and an fp32 norm is one fused call. docs/BENCHMARKS.md has the measurements.
 """
 
 from __future__ import annotations
