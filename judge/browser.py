@@ -109,7 +109,7 @@ def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase
     except BaseException as exc:  # noqa: BLE001 - the learner's exception is a result, not a crash
         return grade(case, _error_outcome(case, exc, t0), None)
     elapsed = (time.perf_counter() - t0) * 1000
-    if _json_text(value) == prepared.expected_text:  # identical answer: no walk needed
+    if _json_text(value) == prepared.expected_text and _plain(value):  # identical answer
         return CaseResult(case.name, True, Verdict.AC, elapsed)
     try:
         outcome = Outcome("result", elapsed, observation=normalize(value))
@@ -137,6 +137,32 @@ def _json_text(value: object) -> str | None:
         return json.dumps(value, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+_PLAIN_LEAVES = frozenset({type(None), bool, int, float, str})
+
+
+def _plain(value: object) -> bool:
+    """Only exact JSON types, as the server's wire format requires.
+
+    json.dumps writes an IntEnum or any other int/str/float subclass as its base value, so
+    equal JSON text alone would pass in the browser what the server rejects.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN_LEAVES:
+            continue
+        if kind is list or kind is tuple:
+            stack.extend(item)  # type: ignore[arg-type]
+        elif kind is dict:
+            if any(type(key) is not str for key in item):  # type: ignore[attr-defined]
+                return False
+            stack.extend(item.values())  # type: ignore[attr-defined]
+        else:
+            return False
+    return True
 
 
 def _report(

@@ -82,5 +82,7 @@ def test_browser_verdicts_match_the_local_judge_on_public_cases(make_problem: Ma
         "def add(a, b):\n    return a + b\n",
         "def add(a, b):\n    return a - b\n",
         "def add(a, b):\n    return 1 // 0\n",
+        # Same JSON text as the right answer, but not plain data: the server refuses it.
+        "import enum\nclass N(enum.IntEnum):\n    pass\ndef add(a, b):\n    return N('S', [('V', a + b)]).V\n",
     ]:
         assert judge_bundle(bundle, source).verdict is judge_source(problem, source).verdict
