@@ -276,6 +276,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.rounds < 1 or args.threads < 1 or (args.pack is not None and args.pack < 0):
+        parser.error("--rounds and --threads must be >= 1, --pack >= 0")
     if not (Path(args.model) / "config.json").is_file():
         raise SystemExit(f"no model at {args.model}: run `make models` first")
     if args.pack is None:
