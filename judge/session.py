@@ -68,6 +68,9 @@ class Session:
         self.sel = selectors.DefaultSelector()
         self.pending = b""
         self.result_open = True
+        # Set once the result channel carried non-frames: whatever follows (a frame the child
+        # wrote before the kill landed) is dropped, never parsed again.
+        self.corrupted = False
         for fd in (handle.result_fd, handle.stdout_fd, handle.stderr_fd):
             os.set_blocking(fd, False)
             self.sel.register(fd, selectors.EVENT_READ)
@@ -112,6 +115,7 @@ class Session:
         try:
             return self._pump(deadline)
         except ProtocolError as exc:
+            self.corrupted = True
             self.handle.kill()
             return Outcome("protocol", message=f"the result channel was corrupted: {exc}")
         except _OutputLimit:
@@ -156,7 +160,8 @@ class Session:
             if fd == self.handle.result_fd:
                 self.result_open = False
         elif fd == self.handle.result_fd:
-            self.frames.extend(self.reader.feed(chunk))
+            if not self.corrupted:
+                self.frames.extend(self.reader.feed(chunk))
         else:
             self._capture(fd, chunk)
 
