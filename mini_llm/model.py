@@ -67,7 +67,7 @@ class Linear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.packed is not None and x.shape[0] == self.packed_rows:
-            # The unpacked weight is passed too: MKL falls back to it for other row counts.
+            # The op also takes the plain weight, its fallback for other row counts (unused here).
             return torch.ops.mkl._mkl_linear(x, self.packed, self.weight.t(), None, x.shape[0])
         return torch.mm(x, self.weight)  # x (N, in): 2-D, so no reshapes around the product
 
@@ -80,6 +80,12 @@ class Linear(nn.Module):
         """
         self.packed = torch.ops.mkl._mkl_reorder_linear_weight(self.weight.t().contiguous(), rows)
         self.packed_rows = rows
+
+    def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]
+        # .to(), .cuda(), .half() and friends go through here: a moved or cast weight makes the
+        # packed copy stale, so drop it and let products use the weight itself.
+        self.packed, self.packed_rows = None, 0
+        return super()._apply(fn, recurse)
 
 
 class RotaryEmbedding(nn.Module):
@@ -236,8 +242,9 @@ class Transformer(nn.Module):
         """Repack every matrix for decode steps of exactly `rows` sequences (CPU, fp32, MKL).
 
         Steps with another number of rows (prefill, other batch sizes) use the plain weights.
-        The packed copies double the weight memory and stay on the CPU: call this after
-        moving the model, and again after changing its weights.
+        The packed copies double the weight memory. Moving or casting the model drops them
+        (the plain weights then serve every product); after changing weights in place, call
+        this again.
         """
         weight = self.lm_head.weight
         if not torch.backends.mkl.is_available():

@@ -64,3 +64,15 @@ def test_packing_refuses_bf16_weights_and_bad_row_counts(tiny_qwen3: Path) -> No
     for rows in (0, -2, 2.0):
         with pytest.raises(PackingError, match="positive int"):
             model.pack_for_batch(rows)  # type: ignore[arg-type]
+
+
+@needs_mkl
+def test_moving_or_casting_the_model_drops_the_stale_packed_copy(tiny_qwen3: Path) -> None:
+    model = Transformer.from_pretrained(tiny_qwen3)
+    model.pack_for_batch(2)
+    model.to(torch.bfloat16)
+    assert model.lm_head.packed is None
+    reference = Transformer.from_pretrained(tiny_qwen3, dtype=torch.bfloat16)
+    ids = torch.randint(0, 384, (2, 1))
+    with torch.no_grad():
+        torch.testing.assert_close(model(ids), reference(ids), rtol=0, atol=0)
