@@ -7,7 +7,8 @@ environment at /opt/venv, and the repository's judge/, runner/ and mini_llm/ und
 stay outside; the public cases.py travels in the `load` message), never /home, /root
 or /etc beyond the loader cache. Fresh: /proc, a minimal /dev, a size-limited /tmp,
 and empty mount points /box (the job directory) and /dev/shm that each job covers
-with its own tmpfs.
+with its own tmpfs. The new root and /dev are remounted read-only once built, so the
+only writable places a job has are the tmpfs mounts it gets for itself.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ class SandboxLayout:
             argv += ["--dev-bind", node, node]
         argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
         argv += ["--dir", JOB_DIR, "--dir", "/dev/shm", "--chdir", JOB_DIR]
+        # bwrap builds the new root and /dev as tmpfs writable by the sandbox user; every job
+        # of this worker would share them. Read-only from here on: a job writes only to the
+        # fresh tmpfs it mounts over /tmp, /dev/shm and /box (runner/jobspace.py). The job's
+        # mount namespace belongs to a less privileged user namespace, so the kernel locks
+        # these flags there: not even the job's trusted set-up could make them writable.
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
         return [*argv, "--", self.python, "-I", "-c", _WORKER_CODE, *worker_args]
 
 
