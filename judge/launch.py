@@ -20,9 +20,23 @@ from judge.spec import ProblemSpec
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the judge package
 
 
-def child_command(request_fd: int, result_fd: int, limits: Limits, tier: str) -> list[str]:
+class ChildUser:
+    """Another identity for the child: a root server's unprivileged user, the interpreter
+    that user can execute, and the site-packages folders the torch tier needs."""
+
+    __slots__ = ("gid", "python", "site_dirs", "uid")
+
+    def __init__(self, uid: int, gid: int, python: str, site_dirs: tuple[str, ...] = ()) -> None:
+        self.uid, self.gid, self.python, self.site_dirs = uid, gid, python, site_dirs
+
+
+def child_command(
+    request_fd: int, result_fd: int, limits: Limits, tier: str, user: ChildUser | None = None
+) -> list[str]:
     """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
     flags = ["-I", "-S"] if tier == "browser" else ["-I"]
+    python, site_dirs = (user.python, user.site_dirs) if user else (sys.executable, ())
+    sites = "".join(f"site.addsitedir({d!r}); " for d in site_dirs if tier != "browser")
     config = json.dumps(
         {
             "limits": limits.to_dict()
@@ -32,20 +46,26 @@ def child_command(request_fd: int, result_fd: int, limits: Limits, tier: str) ->
     )
     boot = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-        f"from judge.child_main import main; main({request_fd}, {result_fd}, {config!r})"
+        + (f"import site; {sites}" if sites else "")
+        + f"from judge.child_main import main; main({request_fd}, {result_fd}, {config!r})"
     )
-    return [sys.executable, *flags, "-c", boot]
+    return [python, *flags, "-c", boot]
 
 
 class LocalProcess:
-    """A plain child process in its own session; the learner's own machine, no sandbox."""
+    """A plain child process in its own session; the learner's own machine, no sandbox.
 
-    def __init__(self, problem: ProblemSpec, limits: Limits, workdir: Path) -> None:
+    With `user`, the child runs as that uid and gid (no supplementary groups, umask 077):
+    a root server's way to keep files only root may read out of the child's reach."""
+
+    def __init__(
+        self, problem: ProblemSpec, limits: Limits, workdir: Path, user: ChildUser | None = None
+    ) -> None:
         req_r, self.request_fd = os.pipe()
         self.result_fd, res_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                child_command(req_r, res_w, limits, problem.tier),
+                child_command(req_r, res_w, limits, problem.tier, user),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -53,6 +73,10 @@ class LocalProcess:
                 cwd=workdir,
                 env=_child_env(),
                 start_new_session=True,  # its own process group, so kill() reaches grandchildren
+                user=user.uid if user else None,
+                group=user.gid if user else None,
+                extra_groups=[] if user else None,
+                umask=0o077 if user else -1,
             )
         finally:
             os.close(req_r)
@@ -113,8 +137,9 @@ class LocalLauncher:
 
     name = "local"
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, user: ChildUser | None = None) -> None:
         self._workdir = workdir
+        self._user = user
 
     def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
-        return LocalProcess(problem, limits, self._workdir)
+        return LocalProcess(problem, limits, self._workdir, self._user)
