@@ -24,6 +24,7 @@ from typing import Any
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from runner.cgroups import CgroupSupport, JobCgroup
+from runner.pidns import PidNamespace
 from runner.worker_process import WorkerError, WorkerProcess
 
 HANDSHAKE_TIMEOUT_S = 10.0
@@ -69,6 +70,10 @@ class SandboxJob:
         self.request_fd = self.result_fd = self.stdout_fd = self.stderr_fd = -1
         self.ctl: socket.socket | None = None
         self.cgroup: JobCgroup | None = None
+        self.pid_ns: PidNamespace | None = None
+        # The keeper reports only after wait4 on the job's pid 1 returned, which the kernel
+        # allows only once every other process of its pid namespace has been reaped.
+        self._keeper_reported = False
         try:
             self._start(limits, cgroups, address_space)
         except BaseException:
@@ -106,6 +111,11 @@ class SandboxJob:
             raise WorkerError(f"unexpected job handshake {data[:40]!r}: {self._stderr_tail()}")
         pid, _uid, _gid = _UCRED.unpack(creds[0][: _UCRED.size])
         self.pidfd = os.pidfd_open(pid)
+        self.pid_ns = PidNamespace(pid)
+        try:  # the pid could have been reused before the pidfd was opened
+            signal.pidfd_send_signal(self.pidfd, 0)
+        except ProcessLookupError:
+            raise WorkerError("the job's pid 1 exited during the handshake") from None
         self.host_pid = pid
         if self.cgroup is not None:
             self.cgroup.add(pid)
@@ -147,13 +157,17 @@ class SandboxJob:
             if not self.worker.alive():  # the judge's failure (IE, retried), not the job's
                 raise WorkerError("the worker died while running the job")
             return ExitInfo(None, signal.SIGKILL)
+        self._keeper_reported = True
         returncode, sig, cpu_s = report
         oom = self.cgroup is not None and self.cgroup.oom_killed()
         over_cpu = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= self._cpu_s)
         return ExitInfo(returncode, sig, oom_killed=oom, cpu_limit=over_cpu)
 
     def cleanup(self) -> None:
-        """Kill, reap, remove the cgroup, close every descriptor; tell the pool how it went."""
+        """Kill, reap, remove the cgroup, close every descriptor; tell the pool how it went.
+
+        Returns only once no process of the job is left: the keeper's exit report proves
+        it, else the runner itself looks for the job's pid namespace in /proc."""
         if self._cleaned:
             return
         self._cleaned = True
@@ -165,8 +179,14 @@ class SandboxJob:
             self.healthy = False
             return  # the pool kills this worker; its sandbox and the job go with it
         finally:
+            emptied = self._wait_pid_ns_empty()
             self._release_resources()
-        self.healthy = self._worker_done()
+        self.healthy = emptied and self._worker_done()
+
+    def _wait_pid_ns_empty(self) -> bool:
+        if self.pid_ns is None or self._keeper_reported:
+            return True
+        return self.pid_ns.wait_empty(10.0)
 
     def _release_resources(self) -> None:
         for fd in (self.request_fd, self.result_fd, self.stdout_fd, self.stderr_fd, self.pidfd):
@@ -176,6 +196,8 @@ class SandboxJob:
             self.ctl.close()
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self.pid_ns is not None:
+            self.pid_ns.close()
 
     def _worker_done(self) -> bool:
         try:

@@ -25,6 +25,7 @@ from judge.report import Report
 from judge.spec import ProblemSpec
 from runner.identity import sandbox_identity
 from runner.launcher import SandboxLauncher
+from runner.pidns import PidNamespace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,10 +49,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class JobMark:
-    """How to recognise one job's processes afterwards: its pid namespace is unique to it."""
+    """How to recognise one job's processes afterwards: its pid namespace is unique to it.
+
+    The test holds the namespace open itself, so its inode number cannot be given to a
+    later namespace while the test looks for leftovers (a false "job left processes")."""
 
     host_pid: int
-    pid_ns: str
+    pid_ns: PidNamespace
     cgroup_dirs: tuple[Path, ...]
 
 
@@ -67,21 +71,8 @@ class RecordingLauncher:
         handle = self.inner.launch(problem, limits)
         job = handle._job
         dirs = tuple(job.cgroup.dirs.values()) if job.cgroup else ()
-        ns = os.readlink(f"/proc/{handle.host_pid}/ns/pid")
-        self.jobs.append(JobMark(handle.host_pid, ns, dirs))
+        self.jobs.append(JobMark(handle.host_pid, PidNamespace(handle.host_pid), dirs))
         return handle
-
-
-def processes_in_pid_ns(pid_ns: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.readlink(f"/proc/{entry}/ns/pid") == pid_ns:
-                    found.append(int(entry))
-            except OSError:
-                continue
-    return found
 
 
 def sandbox_owned_files(uid: int) -> list[str]:
@@ -143,11 +134,16 @@ class Harness:
         )
 
     def assert_contained(self) -> None:
-        """No process of any job is left, and its cgroups are gone."""
-        for job in self.launcher.jobs:
-            assert processes_in_pid_ns(job.pid_ns) == [], f"job {job.host_pid} left processes"
-            for path in job.cgroup_dirs:
-                assert not path.exists(), f"cgroup {path} was not removed"
+        """No process of any job is left, and its cgroups are gone (checked the moment the
+        runner has returned: it must not report a job over while its processes live)."""
+        try:
+            for job in self.launcher.jobs:
+                assert job.pid_ns.members() == [], f"job {job.host_pid} left processes"
+                for path in job.cgroup_dirs:
+                    assert not path.exists(), f"cgroup {path} was not removed"
+        finally:
+            for job in self.launcher.jobs:
+                job.pid_ns.close()
 
 
 @pytest.fixture
@@ -165,8 +161,8 @@ def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterato
     normal = h.judge(add_problem.reference_source())
     assert normal.verdict.value == "AC", normal.to_dict()
     assert warm_launcher.pool.started == workers_before, "the job took its warm worker down"
-    assert _open_fds() <= fds_before, "the runner leaked descriptors"
     h.assert_contained()
+    assert _open_fds() <= fds_before, "the runner leaked descriptors"
     for root, snapshot in before.items():
         assert tree_snapshot(root) == snapshot, f"{root} changed"
     if sandbox_identity().switched:

@@ -1,0 +1,72 @@
+"""A job's pid namespace, held open by the runner so that "the job is over" can be checked.
+
+The runner opens /proc/<pid 1>/ns/pid at the handshake and keeps the descriptor until
+the job is cleaned up. While it is open the kernel cannot reuse the namespace's inode
+number, so comparing (st_dev, st_ino) of /proc/<pid>/ns/pid with it names exactly the
+job's processes, never those of a later namespace that happens to get the same number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+
+class PidNamespace:
+    """The job's pid namespace; `empty()` and `kill_all()` look it up in the host's /proc."""
+
+    def __init__(self, host_pid: int) -> None:
+        self.fd = os.open(f"/proc/{host_pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        info = os.fstat(self.fd)
+        self.key = (info.st_dev, info.st_ino)
+
+    def members(self) -> list[int]:
+        """Host pids of the processes in this namespace right now."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                info = os.stat(f"/proc/{entry}/ns/pid")
+            except OSError:  # exited meanwhile, or a zombie whose namespaces are gone
+                continue
+            if (info.st_dev, info.st_ino) == self.key:
+                found.append(int(entry))
+        return found
+
+    def wait_empty(self, timeout: float) -> bool:
+        """SIGKILL whatever is left and wait until nothing is; False if it outlasted timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = self.members()
+            if not left:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in left:
+                _kill_if_member(pid, self.key)
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _kill_if_member(pid: int, key: tuple[int, int]) -> None:
+    """SIGKILL `pid` through a pidfd, after checking it is still in the namespace (no reuse)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        info = os.stat(f"/proc/{pid}/ns/pid")
+        if (info.st_dev, info.st_ino) == key:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
