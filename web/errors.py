@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
 
 # Stable machine-readable codes for the HTTP errors werkzeug raises on its own.
 _HTTP_CODES = {
@@ -56,6 +59,15 @@ def wants_json() -> bool:
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)
+
+
+def _unexpected(exc: Exception) -> Any:
+    """The last resort: a bug, not bad input (every input error has its own answer). The
+    traceback goes to the server's log; the client gets the one error shape, nothing more."""
+    log.exception("unhandled %s on %s %s", type(exc).__name__, request.method, request.path)
+    message = "the server failed on this request; it has been logged"
+    return _api_error(ApiError(500, "internal_error", message))
 
 
 def _api_error(exc: ApiError) -> tuple[Response | str, int, dict[str, str]]:

@@ -3,7 +3,7 @@ cookie, else the browser's Accept-Language, else English."""
 
 from __future__ import annotations
 
-from flask import request
+from flask import g, has_request_context, request
 
 LANGS = ("en", "zh")
 COOKIE = "lang"
@@ -79,6 +79,113 @@ MESSAGES: dict[str, dict[str, str]] = {
     "error_title": {"en": "Something went wrong", "zh": "出错了"},
     "back_home": {"en": "Back to the problems", "zh": "返回题目列表"},
     "no_problems": {"en": "No problems are published yet.", "zh": "还没有发布题目。"},
+    "nav_account": {"en": "Password", "zh": "修改密码"},
+    "password_title": {"en": "Change your password", "zh": "修改密码"},
+    "current_password": {"en": "Current password", "zh": "当前密码"},
+    "new_password": {"en": "New password", "zh": "新密码"},
+    "password_changed": {
+        "en": "Password changed. Your other sessions and all your API tokens have ended.",
+        "zh": "密码已修改。你的其他会话和全部 API 令牌都已失效。",
+    },
+    "password_change_note": {
+        "en": "Changing it logs out every other browser and revokes all your API tokens.",
+        "zh": "修改后，其他所有浏览器都会退出登录，你的全部 API 令牌也会被撤销。",
+    },
+    # Messages of API errors and form errors ({name} fields are filled by say()).
+    "err_not_json": {
+        "en": "send the body as JSON (Content-Type: application/json)",
+        "zh": "请以 JSON 发送请求体（Content-Type: application/json）",
+    },
+    "err_json_invalid": {
+        "en": "the body is not valid UTF-8 JSON",
+        "zh": "请求体不是有效的 UTF-8 JSON",
+    },
+    "err_json_object": {"en": "the JSON body must be an object", "zh": "JSON 请求体必须是一个对象"},
+    "err_json_deep": {
+        "en": "the JSON body is nested deeper than {depth} levels",
+        "zh": "JSON 请求体的嵌套超过了 {depth} 层",
+    },
+    "err_surrogate": {
+        "en": "{field} must be valid Unicode text (it holds a lone surrogate such as \\ud800)",
+        "zh": "{field} 必须是有效的 Unicode 文本（其中有单独的代理码位，例如 \\ud800）",
+    },
+    "err_missing": {"en": "{field} is required", "zh": "缺少 {field}"},
+    "err_not_string": {"en": "{field} must be a string", "zh": "{field} 必须是字符串"},
+    "err_query_int": {"en": "{field} must be an integer", "zh": "{field} 必须是整数"},
+    "err_query_range": {
+        "en": "{field} must be between {low} and {high}",
+        "zh": "{field} 必须在 {low} 到 {high} 之间",
+    },
+    "err_query_text": {
+        "en": "{field} must be printable text of at most {max} characters",
+        "zh": "{field} 必须是不超过 {max} 个字符的可打印文本",
+    },
+    "err_username": {
+        "en": "username must be 3-32 characters: letters, digits, '_', '.', '-' "
+        "(not starting with '.' or '-')",
+        "zh": "用户名须为 3-32 个字符，只能用字母、数字、'_'、'.'、'-'（不能以 '.' 或 '-' 开头）",
+    },
+    "err_username_taken": {
+        "en": "username {name!r} is taken (names that differ only in case are one name)",
+        "zh": "用户名 {name!r} 已被占用（不区分大小写）",
+    },
+    "err_password": {
+        "en": "password must be {low}-{high} characters",
+        "zh": "密码须为 {low}-{high} 个字符",
+    },
+    "err_credentials": {"en": "wrong username or password", "zh": "用户名或密码错误"},
+    "err_current_password": {"en": "the current password is wrong", "zh": "当前密码错误"},
+    "err_login_required": {
+        "en": "log in (or send an API token) to do this",
+        "zh": "请先登录（或发送 API 令牌）",
+    },
+    "err_token_header": {
+        "en": "the Authorization header must be 'Bearer <token>'",
+        "zh": "Authorization 请求头必须是 'Bearer <令牌>'",
+    },
+    "err_token_unknown": {
+        "en": "the API token is unknown or was revoked",
+        "zh": "API 令牌不存在或已被撤销",
+    },
+    "err_token_expired": {
+        "en": "the API token expired at {when}; get a new one with POST /api/token",
+        "zh": "API 令牌已于 {when} 过期；请用 POST /api/token 获取新令牌",
+    },
+    "err_token_lifetime": {
+        "en": "expires_in_days must be an integer from 1 to {max}",
+        "zh": "expires_in_days 必须是 1 到 {max} 之间的整数",
+    },
+    "err_token_label": {
+        "en": "label must be a string of at most {max} characters",
+        "zh": "label 必须是不超过 {max} 个字符的字符串",
+    },
+    "err_no_bearer": {
+        "en": "this request carries no bearer token; revoke one by id: DELETE /api/tokens/<id>",
+        "zh": "此请求没有携带令牌；请按编号撤销：DELETE /api/tokens/<id>",
+    },
+    "err_unknown_token": {"en": "you have no token {id}", "zh": "你没有编号为 {id} 的令牌"},
+    "err_csrf": {
+        "en": "the form or request is missing a valid CSRF token; reload the page",
+        "zh": "表单或请求缺少有效的 CSRF 令牌；请刷新页面",
+    },
+    "err_unknown_submission": {"en": "no submission {id}", "zh": "没有编号为 {id} 的提交"},
+    "err_rate": {
+        "en": "too many {what}: at most {count} per {span}; try again in {retry} s",
+        "zh": "{what}过多：每{span}最多 {count} 次；请在 {retry} 秒后重试",
+    },
+    "what_logins": {"en": "log-in attempts", "zh": "登录尝试"},
+    "what_failed_logins": {
+        "en": "failed log-ins for this name from your address",
+        "zh": "从你的地址登录此用户名的失败次数",
+    },
+    "what_accounts": {"en": "new accounts", "zh": "新账号"},
+    "what_submissions": {"en": "submissions", "zh": "提交"},
+    "what_submissions_ip": {"en": "submissions from this IP", "zh": "来自此 IP 的提交"},
+    "span_minute": {"en": "minute", "zh": "分钟"},
+    "span_minutes": {"en": "{n} minutes", "zh": " {n} 分钟"},
+    "span_hour": {"en": "hour", "zh": "小时"},
+    "span_hours": {"en": "{n} hours", "zh": " {n} 小时"},
+    "span_seconds": {"en": "{n} s", "zh": " {n} 秒"},
 }
 
 
@@ -88,6 +195,20 @@ def pick_language() -> str:
     if chosen in LANGS:
         return chosen
     return request.accept_languages.best_match(LANGS, default="en") or "en"
+
+
+def current_language() -> str:
+    """The language picked for this request; English outside a request."""
+    if has_request_context():
+        lang = g.get("lang")
+        if lang in LANGS:
+            return str(lang)
+    return "en"
+
+
+def say(key: str, **values: object) -> str:
+    """A learner-facing message in the request's language, its fields filled in."""
+    return translate(key, current_language()).format(**values)
 
 
 def translate(key: str, lang: str) -> str:

@@ -29,10 +29,16 @@ class User(Base):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The spelling the user chose, shown on pages; `username_key` decides sameness.
     username: Mapped[str] = mapped_column(String(32), unique=True)
+    # NFKC then casefold (web.auth.username_key): "Alice" and "alice" are one name.
+    username_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # Copied into the session cookie at log-in and checked on every request; log-out and
+    # a password change bump it, which ends every session of the user at once.
+    session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ApiToken(Base):
@@ -44,6 +50,10 @@ class ApiToken(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    label: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    # Updated at most once a minute (web.auth.LAST_USED_EVERY), not on every request.
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class Submission(Base):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from web.config import RateLimit
 from web.errors import ApiError
+from web.i18n import say
 
 
 class RateLimiter:
@@ -22,23 +23,35 @@ class RateLimiter:
 
     def hit(self, key: str, limit: RateLimit, what: str) -> None:
         """Count one event for `key`, or raise 429 saying when to retry."""
+        self.check(key, limit, what)
+        self.record(key, limit)
+
+    def check(self, key: str, limit: RateLimit, what: str) -> None:
+        """Raise 429 if `key` has used up `limit`, without counting an event (for limits
+        that count only failures: check first, record once the attempt has failed)."""
         now = self._clock()
         with self._lock:
-            window = self._events.setdefault(key, deque())
-            while window and window[0] <= now - limit.per_s:
-                window.popleft()
+            window = self._window(key, limit, now)
             if len(window) >= limit.count:
                 retry = max(1, math.ceil(window[0] + limit.per_s - now))
-                raise ApiError(
-                    429,
-                    "rate_limited",
-                    f"too many {what}: at most {limit.count} per {_span(limit.per_s)}; "
-                    f"try again in {retry} s",
-                    retry_after=retry,
+                message = say(
+                    "err_rate", what=what, count=limit.count, span=_span(limit.per_s), retry=retry
                 )
-            window.append(now)
+                raise ApiError(429, "rate_limited", message, retry_after=retry)
+
+    def record(self, key: str, limit: RateLimit) -> None:
+        """Count one event for `key`, whether or not the limit is reached."""
+        now = self._clock()
+        with self._lock:
+            self._window(key, limit, now).append(now)
             if len(self._events) > 100_000:
                 self._prune(now)
+
+    def _window(self, key: str, limit: RateLimit, now: float) -> deque[float]:
+        window = self._events.setdefault(key, deque())
+        while window and window[0] <= now - limit.per_s:
+            window.popleft()
+        return window
 
     def _prune(self, now: float) -> None:
         # Keys idle for an hour are dropped so that the table cannot grow without bound.
@@ -50,8 +63,8 @@ class RateLimiter:
 def _span(seconds: float) -> str:
     if seconds % 3600 == 0:
         hours = int(seconds // 3600)
-        return "hour" if hours == 1 else f"{hours} hours"
+        return say("span_hour") if hours == 1 else say("span_hours", n=hours)
     if seconds % 60 == 0:
         minutes = int(seconds // 60)
-        return "minute" if minutes == 1 else f"{minutes} minutes"
-    return f"{seconds:g} s"
+        return say("span_minute") if minutes == 1 else say("span_minutes", n=minutes)
+    return say("span_seconds", n=f"{seconds:g}")

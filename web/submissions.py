@@ -10,9 +10,11 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, defer
 
 from web import judging
-from web.auth import Viewer
+from web.auth import Viewer, username_key
 from web.db import iso
 from web.errors import ApiError
+from web.i18n import say
+from web.inputs import MAX_ID
 from web.models import Submission, User
 from web.state import PlatformState
 
@@ -31,6 +33,7 @@ class SubmissionQuery:
     limit: int
     # Problems whose submissions are left out (hidden problems, for everyone but admins).
     exclude: tuple[str, ...] = ()
+    user_id: int | None = None  # one user's, by id (their page's history)
 
 
 def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: str, ip: str) -> int:
@@ -39,8 +42,9 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     reason = judging.source_problem(code)
     if reason is not None:
         raise ApiError(400, "invalid_code", reason, field="code")
-    state.limiter.hit(f"submit:user:{viewer.id}", state.config.submit_per_user, "submissions")
-    state.limiter.hit(f"submit:ip:{ip}", state.config.submit_per_ip, "submissions from this IP")
+    limits = state.config
+    state.limiter.hit(f"submit:user:{viewer.id}", limits.submit_per_user, say("what_submissions"))
+    state.limiter.hit(f"submit:ip:{ip}", limits.submit_per_ip, say("what_submissions_ip"))
     submission = Submission(user_id=viewer.id, problem_slug=problem.slug, code=code)
     db.add(submission)
     db.commit()  # stored before it is queued: a crash now leaves a 'queued' row to recover
@@ -55,14 +59,19 @@ def hidden_for(state: PlatformState, db: Session, viewer: Viewer | None) -> tupl
     return tuple(sorted(state.catalog.hidden(db)))
 
 
-def find(db: Session, submission_id: int) -> tuple[Submission, str]:
-    row = db.execute(
-        select(Submission, User.username)
-        .join(User, User.id == Submission.user_id)
-        .where(Submission.id == submission_id)
-    ).first()
-    if row is None:
-        raise ApiError(404, "unknown_submission", f"no submission {submission_id}")
+def find(db: Session, submission_id: int, hidden: tuple[str, ...] = ()) -> tuple[Submission, str]:
+    """The submission and its author's name; 404 for an id no row can have and for one on
+    a problem in `hidden` (the same answer as for a submission that never existed)."""
+    row = None
+    if 0 < submission_id <= MAX_ID:  # a larger id overflows the database's integer
+        row = db.execute(
+            select(Submission, User.username)
+            .join(User, User.id == Submission.user_id)
+            .where(Submission.id == submission_id)
+        ).first()
+    if row is None or row[0].problem_slug in hidden:
+        message = say("err_unknown_submission", id=submission_id)
+        raise ApiError(404, "unknown_submission", message)
     return row[0], row[1]
 
 
@@ -81,7 +90,9 @@ def search_query(query: SubmissionQuery) -> Select[*tuple[Any, ...]]:
     if query.problem:
         stmt = stmt.where(Submission.problem_slug == query.problem)
     if query.username:
-        stmt = stmt.where(User.username == query.username)
+        stmt = stmt.where(User.username_key == username_key(query.username))
+    if query.user_id is not None:
+        stmt = stmt.where(Submission.user_id == query.user_id)
     if query.before is not None:
         stmt = stmt.where(Submission.id < query.before)
     if query.exclude:

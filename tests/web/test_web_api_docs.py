@@ -10,7 +10,8 @@ from flask import Flask
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "API.md").read_text(encoding="utf-8")
-ENDPOINT = re.compile(r"`(GET|POST) (/api/[^`?\s]*)")
+METHODS = ("GET", "POST", "DELETE")
+ENDPOINT = re.compile(r"`(GET|POST|DELETE) (/api/[^`?\s]*)")
 
 
 def documented() -> set[tuple[str, str]]:
@@ -23,7 +24,7 @@ def routed(app: Flask) -> set[tuple[str, str]]:
         if not rule.rule.startswith("/api/"):
             continue
         path = re.sub(r"<[^>]+>", "<>", rule.rule)
-        out |= {(m, path) for m in (rule.methods or ()) if m in ("GET", "POST")}
+        out |= {(m, path) for m in (rule.methods or ()) if m in METHODS}
     return out
 
 

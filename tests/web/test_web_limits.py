@@ -59,27 +59,73 @@ def test_submissions_are_limited_per_ip_across_users(strict_app: Flask) -> None:
     assert "from this IP" in error_of(blocked)["message"]
 
 
-def test_log_ins_are_limited_per_username(strict_app: Flask) -> None:
+def test_failed_log_ins_are_limited_per_username_and_address(strict_app: Flask) -> None:
     client = strict_app.test_client()
-    make_user(client, "ada")  # one token request counts as one log-in
-    for _ in range(2):
+    make_user(client, "ada")  # a successful log-in is not a failure
+    for _ in range(3):
         wrong = client.post("/api/token", json={"username": "ada", "password": "nope-nope"})
         assert wrong.status_code == 401
-    blocked = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
-    assert blocked.status_code == 429
-    assert "log-in attempts" in error_of(blocked)["message"]
+    blocked = client.post("/api/token", json={"username": "ADA", "password": PASSWORD})
+    assert blocked.status_code == 429  # any spelling of the name is the same name
+    assert "failed log-ins" in error_of(blocked)["message"]
     assert "Retry-After" in blocked.headers
+
+
+def test_a_stranger_failing_log_ins_cannot_lock_the_owner_out(strict_app: Flask) -> None:
+    """Pins the lock-out: failures were counted per username from every address, so
+    anyone could keep an owner out by failing to log in as them."""
+    client = strict_app.test_client()
+    make_user(client, "ada")
+    stranger = {"REMOTE_ADDR": "203.0.113.9"}
+    for _ in range(5):
+        client.post(
+            "/api/token", json={"username": "ada", "password": "nope-nope"}, environ_base=stranger
+        )
+    owner = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
+    assert owner.status_code == 201
+    again = client.post(
+        "/api/token", json={"username": "ada", "password": PASSWORD}, environ_base=stranger
+    )
+    assert again.status_code == 429
+
+
+def test_every_log_in_attempt_counts_toward_the_per_address_cap(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    config = make_config(
+        tmp_path, db_template, problems_root, login_per_ip=RateLimit(3, 300.0), start_workers=False
+    )
+    client = create_app(config).test_client()
+    make_user(client, "ada")  # attempt 1
+    for name in ("bob", "cy"):  # attempts 2 and 3, each a different name
+        client.post("/api/token", json={"username": name, "password": "nope-nope"})
+    capped = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
+    assert capped.status_code == 429
+    assert "log-in attempts" in error_of(capped)["message"]
 
 
 def test_rate_limited_login_page_shows_the_message(strict_app: Flask) -> None:
     client = strict_app.test_client()
     make_user(client, "ada")
-    state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
-    state(strict_app).limiter.hit("login:user:ada", RateLimit(3, 300.0), "x")
+    for _ in range(3):
+        data = {"username": "ada", "password": "nope-nope", "csrf_token": csrf_of(client)}
+        assert client.post("/login", data=data).status_code == 401
     data = {"username": "ada", "password": PASSWORD, "csrf_token": csrf_of(client)}
     page = client.post("/login", data=data)
     assert page.status_code == 429
-    assert "too many log-in attempts" in page.get_data(as_text=True)
+    assert "too many failed log-ins" in page.get_data(as_text=True)
+
+
+def test_rate_limit_messages_come_in_chinese(strict_app: Flask) -> None:
+    client = strict_app.test_client()
+    make_user(client, "ada")
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    for _ in range(4):
+        last = client.post(
+            "/api/token", json={"username": "ada", "password": "nope-nope"}, headers=zh
+        )
+    assert last.status_code == 429
+    assert "登录" in error_of(last)["message"] and "秒后重试" in error_of(last)["message"]
 
 
 def test_limiter_window_slides() -> None:

@@ -1,24 +1,37 @@
-"""POST /api/register, POST /api/token, GET /api/me."""
+"""Accounts: POST /api/register, POST /api/token, GET /api/me, POST /api/password, and the
+token list: GET /api/tokens, DELETE /api/token (the one in use), DELETE /api/tokens/<id>."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from flask import Blueprint, g, jsonify
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from web.auth import (
+    TOKEN_LABEL_MAX,
+    TOKEN_LIFETIME,
+    Viewer,
     check_password,
     check_username,
     csrf_token,
+    end_sessions,
+    find_user,
     hash_password,
+    log_in,
     new_api_token,
+    require_user,
+    token_summary,
+    username_key,
     verify_password,
 )
+from web.db import changed
 from web.errors import ApiError
-from web.inputs import client_ip, json_body, required_str
-from web.models import User
+from web.i18n import say
+from web.inputs import MAX_ID, client_ip, json_body, required_str
+from web.models import ApiToken, User
 from web.state import platform
 
 bp = Blueprint("api_accounts", __name__)
@@ -28,34 +41,61 @@ def register_user(username: Any, password: Any) -> User:
     """Create an account (shared by the API and the register page)."""
     username, password = check_username(username), check_password(password)
     state = platform()
-    state.limiter.hit(f"register:ip:{client_ip()}", state.config.register_per_ip, "new accounts")
+    state.limiter.hit(
+        f"register:ip:{client_ip()}", state.config.register_per_ip, say("what_accounts")
+    )
+    key = username_key(username)
+    if g.db.scalars(select(User.id).where(User.username_key == key)).first() is not None:
+        raise _taken(username)
     user = User(
-        username=username, password_hash=hash_password(password, state.config.password_method)
+        username=username,
+        username_key=key,
+        password_hash=hash_password(password, state.config.password_method),
     )
     g.db.add(user)
     try:
         g.db.commit()
-    except IntegrityError:
+    except IntegrityError:  # two registrations of one name at once: the index decides
         g.db.rollback()
-        raise ApiError(
-            409, "username_taken", f"username {username!r} is taken", field="username"
-        ) from None
+        raise _taken(username) from None
     return user
 
 
-def authenticate(username: Any, password: Any) -> User:
-    """The user for these credentials; rate-limited per IP and per username."""
+def _taken(username: str) -> ApiError:
+    message = say("err_username_taken", name=username)
+    return ApiError(409, "username_taken", message, field="username")
+
+
+def authenticate(username: Any, password: Any, *, field: str = "password") -> User:
+    """The user for these credentials. Failures are counted per (name, address), so a
+    stranger guessing from elsewhere cannot lock the owner out; every attempt counts
+    toward the per-address cap, which bounds the password hashing one address can cause."""
     if not isinstance(username, str) or not isinstance(password, str):
         raise ApiError(400, "missing_field", "username and password are required")
-    state = platform()
-    state.limiter.hit(f"login:ip:{client_ip()}", state.config.login_per_ip, "log-in attempts")
-    state.limiter.hit(
-        f"login:user:{username.lower()}", state.config.login_per_user, "log-in attempts"
-    )
-    user: User | None = g.db.scalars(select(User).where(User.username == username)).first()
+    state, ip = platform(), client_ip()
+    state.limiter.hit(f"login:ip:{ip}", state.config.login_per_ip, say("what_logins"))
+    failures = f"login:failed:{ip}:{username_key(username)[:64]}"
+    state.limiter.check(failures, state.config.login_per_user, say("what_failed_logins"))
+    user = find_user(g.db, username)
     if not verify_password(user, password, state.config.password_method) or user is None:
-        raise ApiError(401, "bad_credentials", "wrong username or password")
+        state.limiter.record(failures, state.config.login_per_user)
+        if field == "password":
+            raise ApiError(401, "bad_credentials", say("err_credentials"))
+        raise ApiError(403, "wrong_password", say("err_current_password"), field=field)
     return user
+
+
+def change_password(viewer: Viewer, current: Any, new: Any) -> tuple[User, int]:
+    """Check the current password, store the new one, end every session of the user and
+    revoke all their tokens; returns the user and how many tokens went. Committed."""
+    user = authenticate(viewer.username, current, field="current_password")
+    new = check_password(new, field="new_password")
+    user.password_hash = hash_password(new, platform().config.password_method)
+    end_sessions(g.db, user.id)
+    revoked = changed(g.db, delete(ApiToken).where(ApiToken.user_id == user.id))
+    g.db.commit()
+    g.db.refresh(user)  # the bumped session generation, for the caller's new session
+    return user, revoked
 
 
 @bp.post("/register")
@@ -69,9 +109,72 @@ def register() -> Any:
 def token() -> Any:
     body = json_body()
     user = authenticate(required_str(body, "username"), required_str(body, "password"))
-    value = new_api_token(g.db, user.id)
+    label, lifetime = _token_label(body), _token_lifetime(body)
+    value, row = new_api_token(g.db, user.id, label=label, lifetime=lifetime)
     g.db.commit()
-    return jsonify({"token": value, "token_type": "bearer", "username": user.username}), 201
+    payload: dict[str, object] = {"token": value, "token_type": "bearer"}
+    payload |= {"username": user.username} | token_summary(row, None)
+    del payload["current"]
+    return jsonify(payload), 201
+
+
+def _token_label(body: dict[str, Any]) -> str | None:
+    label = body.get("label")
+    if label is not None and (not isinstance(label, str) or len(label) > TOKEN_LABEL_MAX):
+        message = say("err_token_label", max=TOKEN_LABEL_MAX)
+        raise ApiError(400, "invalid_field", message, field="label")
+    return label
+
+
+def _token_lifetime(body: dict[str, Any]) -> timedelta:
+    days, most = body.get("expires_in_days"), TOKEN_LIFETIME.days
+    if days is None:
+        return TOKEN_LIFETIME
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= most:
+        message = say("err_token_lifetime", max=most)
+        raise ApiError(400, "invalid_field", message, field="expires_in_days")
+    return timedelta(days=days)
+
+
+@bp.get("/tokens")
+def list_tokens() -> Any:
+    viewer = require_user()
+    rows = g.db.scalars(
+        select(ApiToken).where(ApiToken.user_id == viewer.id).order_by(ApiToken.id.desc())
+    )
+    return jsonify({"tokens": [token_summary(row, viewer.token_id) for row in rows]})
+
+
+@bp.delete("/token")
+def revoke_current() -> Any:
+    viewer = require_user()
+    if viewer.token_id is None:
+        raise ApiError(400, "bad_request", say("err_no_bearer"))
+    return _revoke(viewer, viewer.token_id)
+
+
+@bp.delete("/tokens/<int:token_id>")
+def revoke(token_id: int) -> Any:
+    return _revoke(require_user(), token_id)
+
+
+def _revoke(viewer: Viewer, token_id: int) -> Any:
+    query = delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == viewer.id)
+    if token_id > MAX_ID or not changed(g.db, query):
+        raise ApiError(404, "unknown_token", say("err_unknown_token", id=token_id))
+    g.db.commit()
+    return jsonify({"id": token_id, "revoked": True})
+
+
+@bp.post("/password")
+def password() -> Any:
+    viewer = require_user()
+    body = json_body()
+    current, new = required_str(body, "current_password"), required_str(body, "new_password")
+    user, revoked = change_password(viewer, current, new)
+    if not viewer.via_token:
+        log_in(user)  # this browser stays logged in, on the new generation
+    return jsonify({"username": viewer.username, "sessions_ended": True, "tokens_revoked": revoked})
 
 
 @bp.get("/me")

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from web import submissions
 from web.auth import Viewer, require_user
 from web.errors import ApiError
-from web.inputs import client_ip, int_arg, json_body, required_str
+from web.inputs import client_ip, int_arg, json_body, required_str, text_arg
 from web.state import platform
 
 bp = Blueprint("api_submissions", __name__)
@@ -24,7 +24,7 @@ POLL_S = 0.25  # how often an event stream re-reads the row
 @bp.post("/submissions")
 def create() -> Any:
     viewer = require_user()
-    body = json_body()
+    body = json_body(own_check=("code",))  # judge.source says "not UTF-8" itself
     slug = required_str(body, "problem")
     code = required_str(body, "code")
     new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
@@ -35,11 +35,14 @@ def create() -> Any:
 
 @bp.get("/submissions/<int:submission_id>")
 def show(submission_id: int) -> Any:
-    return jsonify(_view(g.db, g.viewer, submission_id))
+    hidden = submissions.hidden_for(platform(), g.db, g.viewer)
+    return jsonify(_view(g.db, g.viewer, submission_id, hidden))
 
 
-def _view(db: Session, viewer: Viewer | None, submission_id: int) -> dict[str, Any]:
-    sub, username = submissions.find(db, submission_id)
+def _view(
+    db: Session, viewer: Viewer | None, submission_id: int, hidden: tuple[str, ...]
+) -> dict[str, Any]:
+    sub, username = submissions.find(db, submission_id, hidden)
     if viewer is not None and submissions.can_see_details(viewer, sub):
         return submissions.details(sub, username, admin=viewer.is_admin)
     return submissions.summary(sub, username)
@@ -48,8 +51,8 @@ def _view(db: Session, viewer: Viewer | None, submission_id: int) -> dict[str, A
 @bp.get("/submissions")
 def index() -> Any:
     query = submissions.SubmissionQuery(
-        problem=request.args.get("problem") or None,
-        username=request.args.get("user") or None,
+        problem=text_arg("problem"),
+        username=text_arg("user"),
         before=int_arg("before", 0, low=0, high=2**62) or None,
         limit=int_arg("limit", 50, low=1, high=200),
         exclude=submissions.hidden_for(platform(), g.db, g.viewer),
@@ -68,8 +71,9 @@ def index() -> Any:
 def events(submission_id: int) -> Response:
     """Server-sent events: a `status` event whenever the status changes, the full record
     as a `done` event at the end. The stream closes after events_max_s; reconnect."""
-    submissions.find(g.db, submission_id)  # 404 before a stream starts
     state = platform()
+    hidden = submissions.hidden_for(state, g.db, g.viewer)
+    submissions.find(g.db, submission_id, hidden)  # 404 before a stream starts
     if not state.streams.acquire(blocking=False):
         raise ApiError(
             503,
@@ -79,7 +83,7 @@ def events(submission_id: int) -> Response:
         )
     deadline = time.monotonic() + state.config.events_max_s
     response = Response(
-        _stream(state.sessions, g.viewer, submission_id, deadline),
+        _stream(state.sessions, g.viewer, submission_id, hidden, deadline),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -88,14 +92,18 @@ def events(submission_id: int) -> Response:
 
 
 def _stream(
-    sessions: sessionmaker[Session], viewer: Viewer | None, submission_id: int, deadline: float
+    sessions: sessionmaker[Session],
+    viewer: Viewer | None,
+    submission_id: int,
+    hidden: tuple[str, ...],
+    deadline: float,
 ) -> Iterator[str]:
     # Its own short sessions: the request's session is closed once the response starts.
     last = None
     yield "retry: 1000\n\n"
     while time.monotonic() < deadline:
         with sessions() as db:
-            view = _view(db, viewer, submission_id)
+            view = _view(db, viewer, submission_id, hidden)
         if view["status"] != last:
             last = view["status"]
             kind = "done" if last == "done" else "status"

@@ -1,14 +1,16 @@
-"""Log-in, registration and log-out pages (forms with CSRF tokens)."""
+"""Log-in, registration, log-out and password pages (forms with CSRF tokens)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 
-from web.api.accounts import authenticate, register_user
-from web.auth import log_in
+from web.api.accounts import authenticate, change_password, register_user
+from web.auth import end_sessions, log_in, require_user
 from web.errors import ApiError
+from web.i18n import say
+from web.inputs import safe_next
 
 bp = Blueprint("accounts", __name__)
 
@@ -25,7 +27,7 @@ def login() -> Any:
             raise
         return render_template("login.html", error=exc.message, username=username), exc.status
     log_in(user)
-    return redirect(_next_page(), code=303)
+    return redirect(safe_next(request.args.get("next")), code=303)
 
 
 @bp.route("/register", methods=["GET", "POST"])
@@ -45,11 +47,28 @@ def register() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
+    """Ends every session of the user, not only this one: a copied cookie stops working."""
+    if g.viewer is not None and not g.viewer.via_token:
+        end_sessions(g.db, g.viewer.id)
+        g.db.commit()
     session.clear()
     return redirect(url_for("problems.index"), code=303)
 
 
-def _next_page() -> str:
-    target = request.args.get("next", "")
-    # Same-site paths only ("//host" would leave the site).
-    return target if target.startswith("/") and not target.startswith("//") else "/"
+@bp.route("/account/password", methods=["GET", "POST"])
+def password() -> Any:
+    viewer = require_user()
+    if request.method == "GET":
+        return render_template("password.html", error=None)
+    form = request.form
+    try:
+        user, _ = change_password(
+            viewer, form.get("current_password", ""), form.get("new_password", "")
+        )
+    except ApiError as exc:
+        if exc.status == 429:
+            raise
+        return render_template("password.html", error=exc.message), exc.status
+    log_in(user)  # this browser stays logged in; every other session has ended
+    flash(say("password_changed"))
+    return redirect(url_for("problems.index"), code=303)

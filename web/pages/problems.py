@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
@@ -11,7 +10,7 @@ from web import submissions
 from web.auth import require_user
 from web.errors import ApiError
 from web.i18n import COOKIE, LANGS
-from web.inputs import client_ip
+from web.inputs import client_ip, safe_next
 from web.leaderboard import progress
 from web.markdown import render_markdown
 from web.state import platform
@@ -49,7 +48,7 @@ def show(slug: str) -> str:
     problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
     history = []
     if viewer is not None:
-        query = submissions.SubmissionQuery(slug, viewer.username, None, 20)
+        query = submissions.SubmissionQuery(slug, None, None, 20, user_id=viewer.id)
         history = [sub for sub, _ in submissions.search(g.db, query)]
     return render_template(
         "problem.html",
@@ -75,10 +74,6 @@ def submit(slug: str) -> Any:
 def set_language(code: str) -> Any:
     if code not in LANGS:
         raise ApiError(404, "unknown_language", f"language must be one of {', '.join(LANGS)}")
-    target = request.args.get("next", "/")
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/"):
-        target = "/"  # only same-site paths: no open redirect
-    response = redirect(target, code=303)
+    response = redirect(safe_next(request.args.get("next")), code=303)
     response.set_cookie(COOKIE, code, max_age=YEAR_S, samesite="Lax")
     return response

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, g, render_template, request
+from flask import Blueprint, g, render_template
 
 from web import submissions
-from web.inputs import int_arg
+from web.inputs import int_arg, text_arg
 from web.state import platform
 
 bp = Blueprint("submissions", __name__)
@@ -16,8 +16,8 @@ bp = Blueprint("submissions", __name__)
 @bp.get("/submissions")
 def index() -> str:
     query = submissions.SubmissionQuery(
-        problem=request.args.get("problem") or None,
-        username=request.args.get("user") or None,
+        problem=text_arg("problem"),
+        username=text_arg("user"),
         before=int_arg("before", 0, low=0, high=2**62) or None,
         limit=50,
         exclude=submissions.hidden_for(platform(), g.db, g.viewer),
@@ -33,7 +33,8 @@ def index() -> str:
 
 @bp.get("/submissions/<int:submission_id>")
 def show(submission_id: int) -> str:
-    sub, username = submissions.find(g.db, submission_id)
+    hidden = submissions.hidden_for(platform(), g.db, g.viewer)
+    sub, username = submissions.find(g.db, submission_id, hidden)
     full = submissions.can_see_details(g.viewer, sub)
     if full:
         view = submissions.details(sub, username, admin=g.viewer.is_admin)
