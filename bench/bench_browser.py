@@ -84,6 +84,7 @@ def running_app() -> Iterator[str]:
             secret_key=os.urandom(16).hex(),
             judge_seed=int.from_bytes(os.urandom(8), "big"),
             workers=1,
+            judge_backend="unsafe-local",  # a loopback benchmark server
         )
         app = create_app(config)
         with socket.socket() as probe:

@@ -203,6 +203,7 @@ def main() -> int:
             secret_key="bench",
             judge_seed=1,
             start_workers=False,
+            judge_backend="unsafe-local",
         )
         app = create_app(config)
         state = app.extensions["judge_platform"]

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask, g, request
 from sqlalchemy.orm import Session
 
-from web import migrate
+from web import access_log, csp, filemodes, migrate
 from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
 from web.catalog import ProblemCatalog
 from web.config import WebConfig, load_config
@@ -19,7 +19,7 @@ from web.errors import register_error_handlers
 from web.i18n import pick_language, translate
 from web.jobqueue import WorkerPool
 from web.jobs import JobContext, recover, run_job
-from web.judging import make_judge
+from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import RateLimiter
 from web.state import EXTENSION, PlatformState
 
@@ -31,7 +31,9 @@ CSRF_EXEMPT = frozenset({"api_accounts.register", "api_accounts.token"})
 
 def build_app(config: WebConfig | None = None) -> Flask:
     config = config or load_config()
+    filemodes.create_private_database(config.database_url)  # 0600 before SQLite creates it
     migrate.upgrade(config.database_url)
+    filemodes.create_private_database(config.database_url)  # the -wal/-shm migrations left
     app = Flask(__name__, static_folder=str(WEB_DIR / "static"), static_url_path="/static")
     app.config.update(
         SECRET_KEY=config.secret_key,
@@ -59,6 +61,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         workers=config.workers,
         problems_dir=config.problems_dir,
     )
+    _hide_from_submissions(judge, config)
     pool_ref: list[WorkerPool] = []
     ctx = JobContext(
         sessions=sessions,
@@ -79,7 +82,26 @@ def _make_state(config: WebConfig) -> PlatformState:
     return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge, streams)
 
 
+def _hide_from_submissions(judge: Judge, config: WebConfig) -> None:
+    """A root server's unsafe-local child runs as another uid: keep our files from it.
+
+    (The sandbox never binds them; a non-root unsafe-local child is us and reads them.)"""
+    if not isinstance(judge, LocalJudge) or judge.user is None:
+        return
+    private = [config.problems_dir, *filemodes.database_files(config.database_url)]
+    if config.instance_dir is not None:
+        private.append(config.instance_dir)
+    try:
+        filemodes.hide_from(judge.user.uid, judge.user.gid, private)
+    except BaseException:
+        judge.close()
+        raise
+
+
 def _register_hooks(app: Flask) -> None:
+    access_log.register(app)  # first: its clock starts before, and its line is written after, all
+    csp.register(app)
+
     @app.before_request
     def open_request() -> None:
         g.lang = pick_language()

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import ipaddress
 import json
+import logging
 import os
+import signal
 import sys
 import time
 import urllib.error
@@ -28,12 +31,18 @@ def serve(argv: list[str] | None = None) -> int:
     parser.add_argument("--problems", type=Path, help="problems folder (default: ./problems)")
     parser.add_argument("--instance", type=Path, help="folder for the database and secrets")
     parser.add_argument("--make-admin", metavar="USERNAME", help="grant admin to this user first")
+    parser.add_argument(
+        "--unsafe-local-judge",
+        action="store_true",
+        help="judge without the sandbox (JUDGE_BACKEND=unsafe-local); loopback addresses only",
+    )
     args = parser.parse_args(argv)
 
     import waitress  # type: ignore[import-untyped]
 
     from web import create_app
     from web.config import load_config
+    from web.judging import UNSAFE_LOCAL
 
     overrides: dict[str, Any] = {}
     if args.workers is not None:
@@ -42,22 +51,78 @@ def serve(argv: list[str] | None = None) -> int:
         overrides["database_url"] = args.database_url
     if args.problems:
         overrides["problems_dir"] = args.problems.resolve()
-    app = create_app(load_config(args.instance, **overrides))
+    if args.unsafe_local_judge:
+        overrides["judge_backend"] = UNSAFE_LOCAL
+    config = load_config(args.instance, **overrides)
+    if config.judge_backend == UNSAFE_LOCAL:
+        if not is_loopback(args.host):
+            print(UNSAFE_HOST.format(host=args.host), file=sys.stderr)
+            return EXIT_ERROR
+        print(UNSAFE_AS_ROOT if os.geteuid() == 0 else UNSAFE_AS_USER, file=sys.stderr, flush=True)
+    _log_to_stderr()
+    try:
+        app = create_app(config)
+    except (ValueError, PermissionError) as exc:
+        print(f"judge serve: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     if args.make_admin and not _grant_admin(app, args.make_admin):
+        app.extensions["judge_platform"].close()
         print(f"judge serve: no user {args.make_admin!r} to make admin", file=sys.stderr)
         return EXIT_ERROR
     server = waitress.create_server(
         app, host=args.host, port=args.port, threads=args.threads, ident="judge"
     )
     print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: drain as Ctrl-C does
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends us at once
         server.close()
         app.extensions["judge_platform"].close()
     return 0
+
+
+UNSAFE_HOST = (
+    "judge serve: the unsafe-local judge runs submitted code without a sandbox; it serves "
+    "only on a loopback address (127.0.0.1, ::1, localhost), not {host!r}. Use the "
+    "sandbox backend (the default) to serve other machines."
+)
+UNSAFE_AS_ROOT = (
+    "judge serve: WARNING: judging without a sandbox (unsafe-local). Submissions run as "
+    "the judge-sandbox user, with this machine's network and file system; the instance "
+    "and problems folders are made unreadable to it. For your own machine only."
+)
+UNSAFE_AS_USER = (
+    "judge serve: WARNING: judging without a sandbox (unsafe-local). Submissions run as "
+    "you: they can read the secret key, the judge seed, the database and every "
+    "reference.py. For your own code on your own machine only."
+)
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 or `localhost`; a name that could resolve elsewhere is not."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _log_to_stderr() -> None:
+    """The access log (logger web.access) and the app's own messages, one line each."""
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
 
 
 def _grant_admin(app: Any, username: str) -> bool:

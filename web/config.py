@@ -7,6 +7,8 @@ import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from web.filemodes import private_dir, private_file
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INSTANCE = REPO_ROOT / "instance"
 
@@ -27,11 +29,14 @@ class WebConfig:
     # The seed for the hidden generated cases; never sent to a browser or a submission.
     judge_seed: int
     workers: int = 2
-    # "local": the core's judge_source (a plain child process, or `launcher`);
-    # "sandbox": the runner's warm sandboxed workers (runner.api.Runner).
-    judge_backend: str = "local"
-    # "module:callable" returning a launcher for the local backend; empty = the core's default.
+    # "sandbox": the runner's warm sandboxed workers (runner.api.Runner);
+    # "unsafe-local": the core's judge_source with a plain child process (or `launcher`):
+    # no sandbox, so `judge serve` allows it only on a loopback address (web.judging).
+    judge_backend: str = "sandbox"
+    # "module:callable" returning a launcher for unsafe-local; empty = web.unsafe_local's.
     launcher: str = ""
+    # The folder holding the generated secrets (and by default the database), kept 0700.
+    instance_dir: Path | None = None
     max_request_bytes: int = 256 * 1024
     max_job_attempts: int = 3
     submit_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 60.0))
@@ -65,7 +70,7 @@ def sqlite_url(path: Path) -> str:
 def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
     """Settings from the environment (JUDGE_*), with secrets kept in the instance folder."""
     instance = Path(os.environ.get("JUDGE_INSTANCE", instance or DEFAULT_INSTANCE))
-    instance.mkdir(parents=True, exist_ok=True)
+    private_dir(instance)
     env = os.environ
     config = WebConfig(
         database_url=env.get("JUDGE_DATABASE_URL") or sqlite_url(instance / "judge.sqlite3"),
@@ -73,8 +78,9 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
-        judge_backend=env.get("JUDGE_BACKEND", "local"),
+        judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         launcher=env.get("JUDGE_LAUNCHER", ""),
+        instance_dir=instance,
         secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
     )
     return config.with_(**overrides) if overrides else config
@@ -83,6 +89,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
 def _instance_secret(path: Path, nbytes: int = 32) -> str:
     """A random hex secret created on first start and kept, so restarts keep sessions valid."""
     if path.is_file():
+        private_file(path)  # one written by an older version, or copied in, may be 0644
         return path.read_text(encoding="ascii").strip()
     value = secrets.token_hex(nbytes)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import importlib
 import json
 import multiprocessing
+import os
+import select
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -15,8 +18,10 @@ from typing import Any, Protocol
 
 from judge.errors import SourceError, UnknownProblem
 from judge.judging import judge_source
+from judge.launch import ChildUser
 from judge.problemset import ProblemSet
 from judge.source import validate_source
+from web.unsafe_local import PoolLauncher, child_user, kill_running
 
 __all__ = ["Judge", "Outcome", "ProblemSet", "UnknownProblem", "judge", "make_judge"]
 
@@ -71,17 +76,19 @@ class Judge(Protocol):
 
 
 class LocalJudge:
-    """The core's judge_source, called in a small pool of single-threaded processes.
+    """The core's judge_source, called in a small pool of judging processes (unsafe-local).
 
     Not in the server's own threads: starting and ending a child opens and closes pipes,
     and a file descriptor closed twice there could close a socket or the database file
     that another thread has just been given the same number for. In a process that does
-    nothing else, such a slip cannot reach the server."""
+    nothing else (its one other thread only waits for the server to exit), such a slip
+    cannot reach the server. `user`: who runs submitted code (web.unsafe_local)."""
 
-    def __init__(self, launcher_spec: str, workers: int) -> None:
+    def __init__(self, launcher_spec: str, workers: int, user: ChildUser | None = None) -> None:
         _launcher_factory(launcher_spec)  # a bad setting fails at start-up, not per job
         self._spec = launcher_spec
         self._workers = workers
+        self.user = user
         self._lock = threading.Lock()
         self._pool = self._new_pool()
 
@@ -90,7 +97,7 @@ class LocalJudge:
             max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),  # never fork a threaded server
             initializer=_start_worker,
-            initargs=(self._spec,),
+            initargs=(self._spec, self.user, os.getpid()),
         )
 
     def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
@@ -110,10 +117,31 @@ class LocalJudge:
 _WORKER_LAUNCHER: Any = None
 
 
-def _start_worker(launcher_spec: str) -> None:
+def _start_worker(launcher_spec: str, user: ChildUser | None, server_pid: int) -> None:
     global _WORKER_LAUNCHER
+    threading.Thread(
+        target=_exit_with, args=(server_pid,), name="server-watch", daemon=True
+    ).start()
     factory = _launcher_factory(launcher_spec)
-    _WORKER_LAUNCHER = factory() if factory is not None else None
+    _WORKER_LAUNCHER = factory() if factory is not None else PoolLauncher(user)
+
+
+def _exit_with(server_pid: int) -> None:
+    """Kill the running job and exit once the server is gone, even after a kill -9.
+
+    A pidfd becomes readable when the server exits. Not PR_SET_PDEATHSIG: that fires when
+    the *thread* that started this process ends, and pools are started from job threads."""
+    try:
+        pidfd: int | None = os.pidfd_open(server_pid)
+    except (OSError, AttributeError):  # before Linux 5.3: poll our parent instead
+        pidfd = None
+    while os.getppid() == server_pid:
+        if pidfd is None:
+            time.sleep(0.2)
+        else:
+            select.select([pidfd], [], [])
+    kill_running()
+    os._exit(1)
 
 
 def _judge_in_worker(problem: Any, code: str, seed: int) -> dict[str, Any]:
@@ -136,14 +164,20 @@ class SandboxJudge:
         self.runner.close()
 
 
-BACKENDS = ("local", "sandbox")
+BACKENDS = ("sandbox", "unsafe-local")
+UNSAFE_LOCAL = "unsafe-local"
 
 
 def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path) -> Judge:
-    if backend == "local":
-        return LocalJudge(launcher, workers)
     if backend == "sandbox":
         return SandboxJudge(workers, problems_dir)
+    if backend == UNSAFE_LOCAL:
+        return LocalJudge(launcher, workers, child_user())
+    if backend == "local":
+        raise ValueError(
+            "judge backend 'local' is now called 'unsafe-local' (submissions run without a "
+            "sandbox; loopback only); the default is 'sandbox'"
+        )
     raise ValueError(f"judge backend {backend!r} must be one of {', '.join(BACKENDS)}")
 
 

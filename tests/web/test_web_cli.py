@@ -109,6 +109,7 @@ def test_serve_migrates_and_serves_with_waitress(tmp_path: Path, problems_root: 
 
     argv = [sys.executable, "-m", "web.cli", "serve", "--port", "0", "--workers", "1"]
     argv += ["--instance", str(tmp_path / "instance"), "--problems", str(problems_root)]
+    argv += ["--unsafe-local-judge"]
     with subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as process:

@@ -88,7 +88,9 @@ def test_an_unknown_judge_backend_is_refused_at_start(
     tmp_path: Path, db_template: Path, problems_root: Path
 ) -> None:
     config = make_config(tmp_path, db_template, problems_root, judge_backend="cloud")
-    with pytest.raises(ValueError, match="judge backend 'cloud' must be one of local, sandbox"):
+    with pytest.raises(
+        ValueError, match="judge backend 'cloud' must be one of sandbox, unsafe-local"
+    ):
         create_app(config)
 
 

@@ -32,6 +32,8 @@ def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: An
         submit_per_ip=RateLimit(100, 60.0),
         password_method="pbkdf2:sha256:1000",
         retry_delay_s=0.0,
+        # Tests are a trusted loopback context; as root the child still runs as judge-sandbox.
+        judge_backend="unsafe-local",
     )
     return config.with_(**changes)
 

@@ -94,6 +94,7 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         secret_key="e2e-" + os.urandom(16).hex(),
         judge_seed=JUDGE_SEED,
         workers=1,
+        judge_backend="unsafe-local",  # a loopback test server; no bubblewrap needed
     )
     app = create_app(config)
     server = create_server(app, host="127.0.0.1", port=free_port(), threads=8)
