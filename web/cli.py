@@ -117,12 +117,13 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 
 def _log_to_stderr() -> None:
-    """The access log (logger web.access) and the app's own messages, one line each."""
+    """The app's messages (the access log `web.access` included) at INFO, others' warnings."""
     logging.basicConfig(
-        level=logging.INFO,
+        level=logging.WARNING,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("web").setLevel(logging.INFO)
 
 
 def _grant_admin(app: Any, username: str) -> bool:
