@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from judge.errors import BadReference
 from judge.tensor import FLOAT_DTYPES, TensorData
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
@@ -63,7 +64,12 @@ class Mismatch:
 
 def show(value: object) -> str:
     """A bounded repr for messages."""
-    text = value.describe() if isinstance(value, TensorData) else repr(value)
+    if type(value) is int and value.bit_length() > 1000:  # repr() refuses past 4300 digits
+        return f"an int of {value.bit_length()} bits"
+    try:
+        text = value.describe() if isinstance(value, TensorData) else repr(value)
+    except (ValueError, RecursionError):  # an int too long to print, deep nesting
+        return f"{_kind_name(value)} too large to show"
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
@@ -123,7 +129,7 @@ def check_float(got: object, expected: object, spec: CheckSpec) -> Mismatch | No
 def check_tensor(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Same dtype and shape, finite where expected is finite, allclose within tolerance."""
     if not isinstance(expected, TensorData):
-        raise TypeError("tensor checker needs a tensor as the expected observation")
+        raise BadReference("tensor checker needs a tensor as the expected observation")
     return _compare_tensor(got, expected, spec, "")
 
 
@@ -201,11 +207,15 @@ def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) 
         return Mismatch(
             where, f"expected a number, got {_kind_name(got)}", show(got), show(expected)
         )
-    g, e = float(got), float(expected)  # type: ignore[arg-type]
+    e = float(expected)  # type: ignore[arg-type]
+    if not math.isfinite(e):
+        raise BadReference(f"reference produced a non-finite number at {where or 'top'}")
+    try:
+        g = float(got)  # type: ignore[arg-type]
+    except OverflowError:  # an int such as 10**400: no float is that large
+        return Mismatch(where, "the number is too large for a float", show(got), show(expected))
     if not math.isfinite(g):
         return Mismatch(where, f"got a non-finite number ({g})", show(got), show(expected))
-    if not math.isfinite(e):
-        raise ValueError(f"reference produced a non-finite number at {where or 'top'}")
     if abs(g - e) <= max(spec.rel_tol * abs(e), spec.abs_tol):
         return None
     return Mismatch(

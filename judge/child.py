@@ -36,7 +36,11 @@ def serve(request_fd: int, result_fd: int) -> None:
         _exit_quietly()
         return
     while (frame := read_frame(request_fd, reader)) is not None:
-        write_frame(result_fd, _run_case(driver, sub, frame.header))
+        answer = _run_case(driver, sub, frame.header)
+        # What the case printed reaches its pipes before its answer, so the parent can tell
+        # which case printed it (output during hidden cases is withheld from the learner).
+        _flush_output()
+        write_frame(result_fd, answer)
     _exit_quietly()
 
 
@@ -64,6 +68,9 @@ def load_submission(
         return None, _load_error("syntax", exc.lineno, f"{type(exc).__name__}: {exc.msg}")
     except ValueError as exc:  # e.g. source with NUL bytes
         return None, _load_error("syntax", None, str(exc))
+    except (RecursionError, MemoryError) as exc:  # e.g. "-" * 30000 + "1": the compiler's stack
+        message = f"{type(exc).__name__}: the code is nested too deeply to compile"
+        return None, _load_error("syntax", None, message)
     # Tracebacks quote the learner's lines from here, since there is no file on disk.
     _SOURCE_LINES[:] = source.splitlines(True)
     linecache.cache[SUBMISSION_FILE] = (len(source), None, _SOURCE_LINES, SUBMISSION_FILE)
@@ -176,11 +183,15 @@ def _submission_traceback(exc: BaseException) -> str:
     return "\n".join(["Traceback (most recent call last):", *lines])[:4000] if lines else ""
 
 
-def _exit_quietly() -> None:
-    # Flush what the submission printed, then leave without running its atexit hooks or finalizers.
-    for stream in (sys.stdout, sys.stderr):
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
-            stream.flush()
+            stream.flush()  # type: ignore[union-attr]
         except BaseException:
             pass
+
+
+def _exit_quietly() -> None:
+    # Flush what the submission printed, then leave without running its atexit hooks or finalizers.
+    _flush_output()
     os._exit(0)

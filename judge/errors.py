@@ -37,3 +37,12 @@ class ProtocolError(JudgeError):
 
 class UsageError(JudgeError):
     """Bad command-line usage."""
+
+
+class FrameTooLarge(ProtocolError):
+    """A frame, or the run's result channel as a whole, is over the size the problem allows."""
+
+
+class BadReference(Exception):
+    """The trusted side produced something no checker can compare against: the judge's fault
+    (IE), never the submission's. Not a JudgeError: its message is for administrators."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from judge.cases import Case
 from judge.checkers import check
+from judge.errors import BadReference
 from judge.outcome import ExitInfo, Outcome
 from judge.report import CaseResult
 from judge.verdict import Verdict
@@ -12,7 +13,12 @@ from judge.verdict import Verdict
 def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
     """The verdict for one case; got/expected are only ever attached to public cases."""
     if outcome.kind == "result":
-        mismatch = check(outcome.observation, expected, case.check)
+        try:
+            mismatch = check(outcome.observation, expected, case.check)
+        except BadReference:
+            raise  # the judge's fault: an IE report, never a WA
+        except Exception as exc:  # noqa: BLE001 - whatever the data did, it was submitted
+            return _result(case, outcome, Verdict.WA, _uncomparable(exc))
         if mismatch is None:
             return _result(case, outcome, Verdict.AC)
         reveal = case.public
@@ -29,6 +35,11 @@ def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
         return _result(case, outcome, None, "not run")
     verdict, message = describe_failure(outcome)
     return _result(case, outcome, verdict, message)
+
+
+def _uncomparable(exc: Exception) -> str:
+    """A checker tripped over submitted data: say so, without the judge's own traceback."""
+    return f"the judge cannot compare the returned value ({type(exc).__name__})"
 
 
 def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str = "") -> CaseResult:

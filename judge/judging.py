@@ -9,10 +9,12 @@ report   = grade each case against expected            # trusted: checkers decid
 from __future__ import annotations
 
 from judge import environment
+from judge.budget import budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
 from judge.limits import Limits
+from judge.outcome import Outcome
 from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
 from judge.source import validate_source
@@ -42,14 +44,14 @@ def judge_source(
     try:
         cases = build_cases(problem, seed)
         limits = limits or problem.limits
-        result, expected = _run_child(problem, source, cases, launcher, limits, expected, progress)
+        result, graded = _run_child(problem, source, cases, launcher, limits, expected, progress)
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         import traceback
 
         return internal_error(problem, seed, traceback.format_exc())
     name = launcher.name if launcher else LocalLauncher.name
     env = environment.describe(problem.tier, name)
-    return build_report(problem, cases, expected, result, seed, env)
+    return build_report(problem, cases, graded, result, seed, env)
 
 
 def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
@@ -83,7 +85,8 @@ def _run_child(
     limits: Limits,
     expected: dict[str, object] | None,
     progress: Progress | None,
-) -> tuple[SessionResult, dict[str, object]]:
+) -> tuple[SessionResult, list[CaseResult]]:
+    """Run the cases in a child; each is graded the moment its answer arrives."""
     with WorkDir() as workdir:
         launcher = launcher or LocalLauncher(workdir.path)
         handle = launcher.launch(problem, limits)
@@ -91,8 +94,20 @@ def _run_child(
             # The child's interpreter starts while the reference runs here.
             if expected is None:
                 expected = expected_observations(problem, cases)
-            session = Session(handle, limits, problem.tier)
-            return session.run(load_message(problem, source), cases, progress), expected
+            want = expected
+            graded: list[CaseResult] = []
+
+            def grade_now(case: Case, outcome: Outcome) -> None:
+                graded.append(grade(case, outcome, want[case.name]))
+
+            session = Session(handle, limits, problem.tier, budget_for(expected))
+            result = session.run(load_message(problem, source), cases, progress, grade_now)
+            # Cases never sent (the submission did not load) are graded here: "not run".
+            for case, outcome in zip(
+                cases[len(graded) :], result.outcomes[len(graded) :], strict=True
+            ):
+                grade_now(case, outcome)
+            return result, graded
         finally:
             handle.cleanup()
 
@@ -100,14 +115,15 @@ def _run_child(
 def build_report(
     problem: ProblemSpec,
     cases: list[Case],
-    expected: dict[str, object],
+    graded: list[CaseResult],
     result: SessionResult,
     seed: int | None,
     env: dict[str, str],
 ) -> Report:
-    results = tuple(
-        grade(c, o, expected[c.name]) for c, o in zip(cases, result.outcomes, strict=True)
-    )
+    """`graded` holds a result for every case the session reported, in order."""
+    if len(graded) != len(cases):
+        raise RuntimeError(f"{len(graded)} graded results for {len(cases)} cases")
+    results = tuple(graded)
     verdict, compile_error = _overall(results, result)
     return Report(
         problem=problem.slug,
@@ -121,6 +137,8 @@ def build_report(
         stderr=result.stderr.decode("utf-8", "replace"),
         seed=_seed_kind(seed),
         environment=env,
+        withheld_stdout=result.withheld_stdout.decode("utf-8", "replace"),
+        withheld_stderr=result.withheld_stderr.decode("utf-8", "replace"),
     )
 
 
@@ -137,6 +155,10 @@ def _overall(
     verdicts = [r.verdict for r in results if r.verdict is not None]
     if result.output_exceeded:
         verdicts.append(Verdict.OLE)
+    if result.trailing_failure is not None:
+        verdict, message = describe_failure(result.trailing_failure)
+        verdicts.append(verdict)
+        return overall(verdicts), {"kind": "exit", "line": None, "message": message}
     return overall(verdicts), None
 
 

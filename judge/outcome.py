@@ -24,3 +24,12 @@ class Outcome:
     line: int | None = None
     traceback: str = ""
     exit: ExitInfo | None = None
+
+    def without_observation(self) -> Outcome:
+        """The same outcome, its observation dropped once graded."""
+        if self.observation is None:
+            return self
+        return Outcome(
+            self.kind, self.time_ms, None, self.message, self.exception, self.line,
+            self.traceback, self.exit,
+        )  # fmt: skip

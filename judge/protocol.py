@@ -15,13 +15,27 @@ import os
 import struct
 from collections.abc import Iterator
 
-from judge.errors import ProtocolError
+from judge.errors import FrameTooLarge, ProtocolError
 from judge.tensor import DTYPES, TensorData
 
 MAGIC = b"JDG1"
 PREFIX = struct.Struct(">4sI")
 MAX_HEADER_BYTES = 16 << 20
 DEFAULT_MAX_PAYLOAD = 256 << 20
+
+
+class FrameLimits:
+    """The most one frame may carry: header bytes and tensor payload bytes. A plain slotted
+    class for the child's start-up time (see TensorData)."""
+
+    __slots__ = ("header_bytes", "payload_bytes")
+
+    def __init__(self, header_bytes: int = MAX_HEADER_BYTES, payload_bytes: int = 0) -> None:
+        self.header_bytes = min(header_bytes, MAX_HEADER_BYTES)
+        self.payload_bytes = payload_bytes
+
+    def __repr__(self) -> str:
+        return f"FrameLimits(header_bytes={self.header_bytes}, payload_bytes={self.payload_bytes})"
 
 
 class Frame:
@@ -51,11 +65,13 @@ def encode_frame(
 
 
 class FrameReader:
-    """Incremental parser: feed bytes as they arrive, take complete frames out."""
+    """Incremental parser: feed bytes as they arrive, take complete frames out.
+
+    `limits` may be changed between frames (the parent sets each case's own limits)."""
 
     def __init__(self, max_payload: int = DEFAULT_MAX_PAYLOAD) -> None:
         self._buf = bytearray()
-        self._max_payload = max_payload
+        self.limits = FrameLimits(MAX_HEADER_BYTES, max_payload)
         self._pending: (
             tuple[dict[str, object], list[tuple[str, tuple[int, ...], int]], int] | None
         ) = None
@@ -79,12 +95,15 @@ class FrameReader:
             magic, length = PREFIX.unpack_from(self._buf)
             if magic != MAGIC:
                 raise ProtocolError("result channel carried bytes that are not a judge frame")
-            if length > MAX_HEADER_BYTES:
-                raise ProtocolError(f"frame header of {length} bytes exceeds {MAX_HEADER_BYTES}")
+            if length > self.limits.header_bytes:
+                raise FrameTooLarge(
+                    f"a frame header of {length} bytes is over the "
+                    f"{self.limits.header_bytes} allowed"
+                )
             if len(self._buf) < PREFIX.size + length:
                 return None
             header = _parse_header(bytes(self._buf[PREFIX.size : PREFIX.size + length]))
-            specs = _tensor_specs(header, self._max_payload)
+            specs = _tensor_specs(header, self.limits.payload_bytes)
             del self._buf[: PREFIX.size + length]
             self._pending = (header, specs, sum(s[2] for s in specs))
         header, specs, total = self._pending
@@ -136,7 +155,7 @@ def _tensor_specs(
         nbytes = math.prod(shape) * DTYPES[dtype][0]
         total += nbytes
         if total > max_payload:
-            raise ProtocolError(f"frame tensors exceed the {max_payload >> 20} MiB limit")
+            raise FrameTooLarge(f"tensors of {total} bytes are over the {max_payload} allowed")
         specs.append((dtype, tuple(shape), nbytes))
     return specs
 

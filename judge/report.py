@@ -65,6 +65,14 @@ class Report:
     seed: str = "public"  # "public" or "secret"; the secret itself is never recorded here
     environment: dict[str, str] = field(default_factory=dict)
     internal_error: str | None = None  # for administrators; learners see only "IE"
+    # Printed from the first hidden case on: it could carry the hidden inputs, so only
+    # administrators see it; the learner's report says that it was withheld.
+    withheld_stdout: str = ""
+    withheld_stderr: str = ""
+
+    @property
+    def output_withheld(self) -> bool:
+        return bool(self.withheld_stdout or self.withheld_stderr)
 
     @property
     def passed(self) -> int:
@@ -91,8 +99,13 @@ class Report:
         }
         if self.compile_error is not None:
             out["compile_error"] = dict(self.compile_error)
+        if self.output_withheld:
+            out["output_withheld"] = True
         if admin and self.internal_error:
             out["internal_error"] = self.internal_error
+        if admin and self.output_withheld:
+            out["withheld_stdout"] = self.withheld_stdout
+            out["withheld_stderr"] = self.withheld_stderr
         return out
 
     @classmethod
@@ -110,4 +123,6 @@ class Report:
             seed=str(data.get("seed", "public")),
             environment=dict(data.get("environment", {})),  # type: ignore[call-overload]
             internal_error=data.get("internal_error"),  # type: ignore[arg-type]
+            withheld_stdout=str(data.get("withheld_stdout", "")),
+            withheld_stderr=str(data.get("withheld_stderr", "")),
         )

@@ -14,8 +14,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from judge.budget import LOAD_ANSWER, ResultBudget
 from judge.cases import Case
-from judge.errors import ProtocolError
+from judge.errors import FrameTooLarge, ProtocolError
 from judge.limits import Limits
 from judge.outcome import Outcome
 from judge.protocol import Frame, FrameReader, encode_frame
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from judge.interfaces import ChildHandle
 
 Progress = Callable[[int, int], None]  # (cases done, cases in all)
+OnOutcome = Callable[[Case, Outcome], None]  # grades a case the moment its outcome is known
 EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit
 STARTUP_ALLOWANCE_S = {
     "browser": 5.0,
@@ -42,6 +44,11 @@ class SessionResult:
     output_exceeded: bool
     time_ms: float
     startup_failure: Outcome | None = None
+    # The child broke the protocol after its last answer (garbage on the result channel).
+    trailing_failure: Outcome | None = None
+    # What was printed from the first hidden case on: for administrators only.
+    withheld_stdout: bytes = b""
+    withheld_stderr: bytes = b""
 
 
 @dataclass(slots=True)
@@ -49,6 +56,9 @@ class _Streams:
     cap: int
     stdout: bytearray = field(default_factory=bytearray)
     stderr: bytearray = field(default_factory=bytearray)
+    withheld_stdout: bytearray = field(default_factory=bytearray)
+    withheld_stderr: bytearray = field(default_factory=bytearray)
+    withholding: bool = False  # set when the first hidden case is sent
     total: dict[int, int] = field(default_factory=dict)
 
     def exceeded(self) -> bool:
@@ -58,8 +68,17 @@ class _Streams:
 class Session:
     """Drive one child through a load message and a list of cases."""
 
-    def __init__(self, handle: ChildHandle, limits: Limits, tier: str) -> None:
+    def __init__(
+        self,
+        handle: ChildHandle,
+        limits: Limits,
+        tier: str,
+        budget: ResultBudget | None = None,
+    ) -> None:
         self.handle = handle
+        # Frame and channel caps from the problem's expected answers (None: the defaults).
+        self.budget = budget
+        self.result_bytes = 0
         self.limits = limits
         self.allowance = STARTUP_ALLOWANCE_S.get(tier, 5.0)
         self.reader = FrameReader()
@@ -77,9 +96,18 @@ class Session:
         os.set_blocking(handle.request_fd, False)
 
     def run(
-        self, load: dict[str, object], cases: list[Case], progress: Progress | None = None
+        self,
+        load: dict[str, object],
+        cases: list[Case],
+        progress: Progress | None = None,
+        on_outcome: OnOutcome | None = None,
     ) -> SessionResult:
+        """Load, then run `cases` one at a time. `on_outcome` sees each outcome with its
+        observation as it arrives; the result keeps outcomes without observations, so a run
+        never holds more than one case's answer at a time."""
         start = time.monotonic()
+        if self.budget is not None:
+            self.reader.limits = LOAD_ANSWER
         got = self._exchange(encode_frame(load), start + self.allowance)
         if isinstance(got, Outcome):  # the child died or stalled before it could load anything
             return self._finish(start, None, [_SKIPPED] * len(cases), startup=got)
@@ -92,14 +120,24 @@ class Session:
         outcomes: list[Outcome] = []
         alive = True
         for case in cases:
-            outcomes.append(self._run_case(case, budget_end) if alive else _SKIPPED)
+            outcome = self._run_case(case, budget_end) if alive else _SKIPPED
+            if on_outcome is not None:
+                on_outcome(case, outcome)
+            outcomes.append(outcome.without_observation())
             # Once the child is gone (killed, crashed, desynchronised) the rest are not run.
-            alive = alive and outcomes[-1].kind not in _FATAL
+            alive = alive and outcome.kind not in _FATAL
             if progress is not None:
                 progress(len(outcomes), len(cases))
         return self._finish(start, None, outcomes)
 
     def _run_case(self, case: Case, budget_end: float) -> Outcome:
+        if not case.public and not self.streams.withholding:
+            # The child flushed what the public cases printed before answering them: read it
+            # now as theirs; from here on everything printed is kept from the learner.
+            self._drain_output()
+            self.streams.withholding = True
+        if self.budget is not None:
+            self.reader.limits = self.budget.for_case(case.name)
         t0 = time.monotonic()
         deadline = min(t0 + self.limits.time_per_case_s, budget_end)
         got = self._exchange(encode_frame(case.to_request()), deadline)
@@ -114,6 +152,12 @@ class Session:
         self.sel.register(self.handle.request_fd, selectors.EVENT_WRITE)
         try:
             return self._pump(deadline)
+        except FrameTooLarge:
+            self.corrupted = True
+            self.handle.kill()
+            return Outcome(
+                "output_limit", message="returned far more data than this problem's answers hold"
+            )
         except ProtocolError as exc:
             self.corrupted = True
             self.handle.kill()
@@ -160,6 +204,11 @@ class Session:
             if fd == self.handle.result_fd:
                 self.result_open = False
         elif fd == self.handle.result_fd:
+            self.result_bytes += len(chunk)
+            if self.budget is not None and self.result_bytes > self.budget.total_bytes:
+                raise FrameTooLarge(
+                    f"the result channel carried over {self.budget.total_bytes} bytes"
+                )
             if not self.corrupted:
                 self.frames.extend(self.reader.feed(chunk))
         else:
@@ -184,7 +233,11 @@ class Session:
             self.sel.unregister(fd)
 
     def _capture(self, fd: int, chunk: bytes) -> None:
-        buf = self.streams.stdout if fd == self.handle.stdout_fd else self.streams.stderr
+        streams = self.streams
+        if fd == self.handle.stdout_fd:
+            buf = streams.withheld_stdout if streams.withholding else streams.stdout
+        else:
+            buf = streams.withheld_stderr if streams.withholding else streams.stderr
         self.streams.total[fd] = self.streams.total.get(fd, 0) + len(chunk)
         room = self.streams.cap - len(buf)
         if room > 0:
@@ -199,7 +252,12 @@ class Session:
     ) -> SessionResult:
         self._unregister(self.handle.request_fd)
         self.handle.close_requests()  # end of requests: a well-behaved child exits now
-        self._await_exit(time.monotonic() + EXIT_GRACE_S)
+        trailing = None
+        try:
+            self._await_exit(time.monotonic() + EXIT_GRACE_S)
+        except ProtocolError:  # FrameTooLarge included: bytes after the last answer
+            self.corrupted = True
+            trailing = Outcome("protocol", message=_TRAILING)
         self.handle.kill()
         self.handle.wait(5.0)
         self._drain_output()
@@ -212,6 +270,9 @@ class Session:
             output_exceeded=self.streams.exceeded(),
             time_ms=(time.monotonic() - start) * 1000,
             startup_failure=startup,
+            trailing_failure=trailing,
+            withheld_stdout=bytes(self.streams.withheld_stdout),
+            withheld_stderr=bytes(self.streams.withheld_stderr),
         )
 
     def _await_exit(self, deadline: float) -> None:
@@ -224,15 +285,20 @@ class Session:
                 self._on_ready(int(key.fd))
 
     def _drain_output(self) -> None:
+        """Read what is in the output pipes now; stops past the cap (a thread may keep writing)."""
         for fd in (self.handle.stdout_fd, self.handle.stderr_fd):
             try:
-                while chunk := os.read(fd, 1 << 16):
+                while self.streams.total.get(fd, 0) <= self.streams.cap:
+                    chunk = os.read(fd, 1 << 16)
+                    if not chunk:
+                        break
                     self._capture(fd, chunk)
             except OSError:
                 pass
 
 
 _SKIPPED = Outcome("skipped")
+_TRAILING = "wrote bytes that are not an answer to the result channel after its last answer"
 _FATAL = frozenset({"timeout", "crash", "protocol", "output_limit"})
 
 

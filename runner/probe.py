@@ -13,6 +13,7 @@ from typing import Any
 from judge.cases import Case
 from judge.checkers import CheckSpec
 from judge.limits import Limits
+from judge.outcome import Outcome
 from judge.session import Session
 
 PROBE_SOURCE = r"""
@@ -65,10 +66,13 @@ def probe(launcher: Any) -> dict[str, Any]:
             "names": ["facts"],
         }
         case = Case("probe", {}, CheckSpec(), public=True)
-        result = Session(handle, PROBE_LIMITS, "browser").run(load, [case])
+        seen: list[Outcome] = []
+        result = Session(handle, PROBE_LIMITS, "browser").run(
+            load, [case], on_outcome=lambda _case, outcome: seen.append(outcome)
+        )
     finally:
         handle.cleanup()
-    outcome = result.outcomes[0]
+    outcome = seen[0] if seen else result.outcomes[0]
     if result.load_error or outcome.kind != "result" or not isinstance(outcome.observation, dict):
         detail = result.load_error or outcome.message or result.stderr.decode(errors="replace")
         return {"error": f"probe job failed: {detail}"}

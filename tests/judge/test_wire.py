@@ -108,13 +108,13 @@ def test_fake_text_result_line_is_a_protocol_error() -> None:
 
 
 def test_huge_header_length_is_refused_before_buffering() -> None:
-    with pytest.raises(ProtocolError, match="exceeds"):
+    with pytest.raises(ProtocolError, match="over the"):
         list(FrameReader().feed(PREFIX.pack(MAGIC, 1 << 30)))
 
 
 def test_huge_tensor_is_refused_before_its_bytes_arrive() -> None:
     header = {"type": "result", "tensors": [{"dtype": "float32", "shape": [1 << 20, 1 << 20]}]}
-    with pytest.raises(ProtocolError, match="exceed"):
+    with pytest.raises(ProtocolError, match="over the"):
         list(FrameReader(max_payload=1 << 20).feed(frame_bytes(header)))
 
 

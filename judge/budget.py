@@ -1,0 +1,53 @@
+"""How many bytes a run's result channel may carry, derived from the problem itself.
+
+A correct answer is about the size of the reference's observation, so each case's frame
+is capped at a multiple of that size (with a floor for error messages and small wrong
+answers), and the whole run at the sum of its cases. The caps are checked from a frame's
+prefix and tensor list, before its header or payload is buffered: a child that sends a
+256 MiB tensor for a problem whose answers are a few numbers gets OLE, and the trusted
+parent never holds more than the problem's own size.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from judge.protocol import PREFIX, FrameLimits
+from judge.tensor import TensorData
+from judge.wire import encode
+
+HEADER_FLOOR = 1 << 20  # error frames carry a message and a trimmed traceback
+PAYLOAD_FLOOR = 1 << 20  # a small tensor where a number was expected is WA, not OLE
+HEADER_FACTOR = 8  # a wrong answer may be longer than the right one (e.g. floats as text)
+PAYLOAD_FACTOR = 2  # float64 where float32 was expected is WA, not OLE
+LOAD_ANSWER = FrameLimits(header_bytes=64 << 10, payload_bytes=0)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultBudget:
+    """Per-case frame limits and the total the result channel may carry in one run."""
+
+    per_case: dict[str, FrameLimits]
+    total_bytes: int
+
+    def for_case(self, name: str) -> FrameLimits:
+        return self.per_case[name]
+
+
+def budget_for(expected: dict[str, object]) -> ResultBudget:
+    """The budget for a run whose cases expect `expected` (case name -> canonical value)."""
+    per_case = {name: case_limits(value) for name, value in expected.items()}
+    total = PREFIX.size + LOAD_ANSWER.header_bytes
+    total += sum(PREFIX.size + c.header_bytes + c.payload_bytes for c in per_case.values())
+    return ResultBudget(per_case, total)
+
+
+def case_limits(expected: object) -> FrameLimits:
+    tensors: list[TensorData] = []
+    header = len(json.dumps(encode(expected, tensors), separators=(",", ":")))
+    payload = sum(len(t.data) for t in tensors)
+    return FrameLimits(
+        header_bytes=max(HEADER_FLOOR, HEADER_FACTOR * header),
+        payload_bytes=max(PAYLOAD_FLOOR, PAYLOAD_FACTOR * payload),
+    )
