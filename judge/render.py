@@ -93,3 +93,5 @@ def _print_output(report: Report) -> None:
             shown = clean(text[:MAX_OUTPUT_SHOWN])
             more = "\n  …" if len(text) > MAX_OUTPUT_SHOWN else ""
             print(f"\nyour {name}:\n  " + shown.rstrip().replace("\n", "\n  ") + more)
+    if report.output_withheld:
+        print("\noutput printed during the hidden cases is withheld (it could reveal their inputs)")

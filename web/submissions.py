@@ -21,8 +21,9 @@ from web.state import PlatformState
 # Report fields an owner sees beyond the summary; anything else in a report stays private.
 CASE_FIELDS = ("name", "public", "verdict", "time_ms", "message", "line", "traceback")
 VALUE_FIELDS = ("got", "expected")  # public cases only
-REPORT_FIELDS = ("compile_error", "stdout", "stderr", "seed", "environment")
-ADMIN_FIELDS = ("internal_error",)
+REPORT_FIELDS = ("compile_error", "stdout", "stderr", "output_withheld", "seed", "environment")
+# What hidden cases printed could carry their inputs: administrators only.
+ADMIN_FIELDS = ("internal_error", "withheld_stdout", "withheld_stderr")
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,6 +139,7 @@ export function reportView(report, ms, onLine) {
     caseList(report.cases, onLine),
     outputBlock(t("stdout"), report.stdout, "stdout"),
     outputBlock(t("stderr"), report.stderr, "stderr"),
+    report.output_withheld ? notice(t("outputWithheld")) : null,
   );
 }
 
