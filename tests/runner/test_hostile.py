@@ -645,3 +645,67 @@ def test_seccomp_denies_namespaces_mounts_ptrace_and_kernel_interfaces(harness):
         "clone_newuser",
     ):
         assert f"'{name}'" in denied, (name, denied)
+
+
+def test_row40_a_huge_tensor_frame_is_ole_and_never_buffered_by_the_parent(harness):
+    """One 256 MiB tensor frame per case for a problem whose answers are ints (issue 10)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        report = harness.judge(
+            """
+            import json, os, struct
+            def add(a, b):
+                header = json.dumps({"type": "result", "name": "small",
+                                     "observation": {"__tensor__": 0},
+                                     "tensors": [{"dtype": "float32", "shape": [64, 1024, 1024]}]})
+                os.write(4, b"JDG1" + struct.pack(">I", len(header)) + header.encode())
+                chunk = bytes(1 << 20)
+                for _ in range(256):
+                    os.write(4, chunk)
+            """
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.verdict is OLE
+    assert peak < 32 << 20, f"the parent allocated {peak >> 20} MiB"
+
+
+def test_row41_garbage_after_the_last_answer_is_re_not_ie(harness):
+    report = harness.judge(
+        """
+        import io, os, sys
+        class Out(io.StringIO):
+            flushes = 0
+            def flush(self):  # the judge flushes once per case (7), then once as it exits
+                Out.flushes += 1
+                if Out.flushes == 8:
+                    os.write(4, b"not a frame" * 10)
+        sys.stdout = Out()
+        def add(a, b):
+            return a + b
+        """
+    )
+    assert report.verdict is RE
+    assert "after its last answer" in str(report.compile_error)
+
+
+def test_row42_source_too_deep_to_compile_is_ce_without_the_judges_traceback(harness):
+    report = harness.judge("x = " + "-" * 30000 + "1\ndef add(a, b):\n    return a + b\n")
+    assert report.verdict is CE
+    text = json.dumps(report.to_dict())
+    assert "nested too deeply" in text and "/opt/judge" not in text
+
+
+def test_row43_hidden_cases_printing_their_arguments_is_withheld(harness):
+    report = judge_source(
+        harness.problem,
+        "def add(a, b):\n    print('ARGS', a, b)\n    return a + b\n",
+        seed=123456789,
+        launcher=harness.launcher,
+    )
+    learner = report.to_dict()
+    assert report.verdict is AC and learner["output_withheld"] is True
+    assert learner["stdout"].count("ARGS") == 2
