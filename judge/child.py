@@ -27,6 +27,23 @@ _SOURCE_LINES: list[
 
 def serve(request_fd: int, result_fd: int) -> None:
     """Answer the parent's frames until it closes the request channel, then exit."""
+    try:
+        _serve(request_fd, result_fd)
+    except BaseException as exc:
+        # Once submitted code has run, whatever stops this loop (a pipe it closed, a module it
+        # patched) is its doing: say so in one line, never with the judge's own traceback.
+        _say(f"judge: the answer loop stopped ({type(exc).__name__})\n")
+        os._exit(3)
+
+
+def _say(text: str) -> None:
+    try:
+        os.write(2, text.encode("ascii", "replace"))
+    except OSError:
+        pass
+
+
+def _serve(request_fd: int, result_fd: int) -> None:
     reader = FrameReader(max_payload=0)
     load = read_frame(request_fd, reader)
     if load is None or load.header.get("type") != "load":

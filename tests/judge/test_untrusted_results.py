@@ -214,3 +214,22 @@ def test_output_of_a_public_run_is_shown_in_full(make_problem: MakeProblem) -> N
     report = judge(make_problem, "def add(a, b):\n    print('ARGS', a, b)\n    return a + b\n")
     assert report.to_dict()["stdout"].count("ARGS") == CASES
     assert "output_withheld" not in report.to_dict()
+
+
+def test_breaking_the_answer_loop_is_re_without_the_judges_traceback(
+    make_problem: MakeProblem,
+) -> None:
+    """A submission that breaks the child's loop made it print the judge's traceback."""
+    source = """
+import sys
+def boom(*args):
+    raise RuntimeError("broken on purpose")
+sys.modules["judge.child"]._run_case = boom
+def add(a, b):
+    return a + b
+"""
+    report = judge(make_problem, source)
+    assert report.verdict is Verdict.RE
+    text = _learner_text(report)
+    assert "Traceback" not in report.stderr and "judge/child.py" not in text
+    assert "answer loop stopped" in report.stderr
