@@ -100,9 +100,7 @@ def measure_warm(
     trees: dict[str, Path], rounds: int, jobs: int
 ) -> dict[str, dict[str, list[float]]]:
     procs = {name: start_warm(tree) for name, tree in trees.items()}
-    samples: dict[str, dict[str, list[float]]] = {
-        name: {s: [] for s in WARM_PROBLEMS} for name in trees
-    }
+    samples: Samples = {name: {s: [] for s in WARM_PROBLEMS} for name in trees}
     try:
         for i in range(rounds):
             order = list(trees) if i % 2 == 0 else list(reversed(trees))
