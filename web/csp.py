@@ -32,7 +32,7 @@ def policy(nonce: str) -> str:
             "style-src-attr 'unsafe-inline'",
             "img-src 'self' data:",
             "font-src 'self'",
-            "connect-src 'self'",
+            "connect-src 'self' blob:",  # Pyodide fetches its stdlib from a blob: URL
             "worker-src 'self'",
             "object-src 'none'",
             "base-uri 'none'",

@@ -53,6 +53,12 @@ function save(slug, text) {
   }
 }
 
+// CodeMirror adds its styles as a <style> element, which the page's Content-Security-Policy
+// allows only with this request's nonce; the server puts it on the page's own <style>.
+function pageNonce() {
+  return document.querySelector("style[nonce]")?.nonce ?? "";
+}
+
 export class CodeEditor {
   constructor({ parent, slug, starter, onRun, label }) {
     this.slug = slug;
@@ -79,6 +85,7 @@ export class CodeEditor {
           errorLines,
           autosave,
           EditorView.contentAttributes.of({ "aria-label": label }),
+          EditorView.cspNonce.of(pageNonce()),
         ],
       }),
     });
