@@ -96,9 +96,10 @@ def start_warm(tree: Path) -> subprocess.Popen[str]:
     return proc
 
 
-def measure_warm(
-    trees: dict[str, Path], rounds: int, jobs: int
-) -> dict[str, dict[str, list[float]]]:
+Samples = dict[str, dict[str, list[float]]]  # tree -> problem -> overheads (ms)
+
+
+def measure_warm(trees: dict[str, Path], rounds: int, jobs: int) -> Samples:
     procs = {name: start_warm(tree) for name, tree in trees.items()}
     samples: Samples = {name: {s: [] for s in WARM_PROBLEMS} for name in trees}
     try:
