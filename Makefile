@@ -78,7 +78,8 @@ $(STAMPS)/frontend: $(STAMPS)/venv $(FRONTEND_INPUTS)
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# The server judges hidden cases in the sandbox; `make run BACKEND=local` for a machine without one.
+# The server judges hidden cases in the sandbox; `make run BACKEND=unsafe-local` for a machine
+# without one (loopback HOST only: submitted code runs unsandboxed).
 BACKEND ?= sandbox
 run: setup
 	JUDGE_BACKEND=$(BACKEND) $(BIN)/judge serve --host $(HOST) --port $(PORT)
