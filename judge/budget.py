@@ -44,10 +44,18 @@ def budget_for(expected: dict[str, object]) -> ResultBudget:
 
 
 def case_limits(expected: object) -> FrameLimits:
-    tensors: list[TensorData] = []
-    header = len(json.dumps(encode(expected, tensors), separators=(",", ":")))
-    payload = sum(len(t.data) for t in tensors)
+    header, payload = _encoded_size(expected)
     return FrameLimits(
         header_bytes=max(HEADER_FLOOR, HEADER_FACTOR * header),
         payload_bytes=max(PAYLOAD_FLOOR, PAYLOAD_FACTOR * payload),
     )
+
+
+def _encoded_size(expected: object) -> tuple[int, int]:
+    """(JSON bytes, tensor bytes) of the answer as the child would send it."""
+    try:  # plain finite data (every browser-tier trace): json's C encoder alone, no walk
+        return len(json.dumps(expected, separators=(",", ":"), allow_nan=False)), 0
+    except (TypeError, ValueError):  # tensors or non-finite floats: tag them as the wire does
+        tensors: list[TensorData] = []
+        header = len(json.dumps(encode(expected, tensors), separators=(",", ":")))
+        return header, sum(len(t.data) for t in tensors)

@@ -9,7 +9,7 @@ report   = grade each case against expected            # trusted: checkers decid
 from __future__ import annotations
 
 from judge import environment
-from judge.budget import budget_for
+from judge.budget import ResultBudget, budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
@@ -37,14 +37,18 @@ def judge_source(
     limits: Limits | None = None,
     expected: dict[str, object] | None = None,
     progress: Progress | None = None,
+    budget: ResultBudget | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
-    the judge itself becomes an IE report, never a WA."""
+    the judge itself becomes an IE report, never a WA. `expected` and `budget` may come from
+    a cache (the runner's); else they are computed here."""
     source = validate_source(source)
     try:
         cases = build_cases(problem, seed)
         limits = limits or problem.limits
-        result, graded = _run_child(problem, source, cases, launcher, limits, expected, progress)
+        result, graded = _run_child(
+            problem, source, cases, launcher, limits, expected, progress, budget
+        )
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         import traceback
 
@@ -85,6 +89,7 @@ def _run_child(
     limits: Limits,
     expected: dict[str, object] | None,
     progress: Progress | None,
+    budget: ResultBudget | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
     """Run the cases in a child; each is graded the moment its answer arrives."""
     with WorkDir() as workdir:
@@ -100,7 +105,7 @@ def _run_child(
             def grade_now(case: Case, outcome: Outcome) -> None:
                 graded.append(grade(case, outcome, want[case.name]))
 
-            session = Session(handle, limits, problem.tier, budget_for(expected))
+            session = Session(handle, limits, problem.tier, budget or budget_for(expected))
             result = session.run(load_message(problem, source), cases, progress, grade_now)
             # Cases never sent (the submission did not load) are graded here: "not run".
             for case, outcome in zip(

@@ -60,13 +60,19 @@ class Runner:
         """Judge `source`; raises SourceError for unacceptable source, else returns a report."""
         spec = self.problems.get(problem) if isinstance(problem, str) else problem
         try:
-            expected = self.cache.expected(spec, seed)
+            expected, budget = self.cache.entry(spec, seed)
         except Exception:
             import traceback
 
             return internal_error(spec, seed, traceback.format_exc())
         return judge_source(
-            spec, source, seed=seed, launcher=self.launcher, limits=limits, expected=expected
+            spec,
+            source,
+            seed=seed,
+            launcher=self.launcher,
+            limits=limits,
+            expected=expected,
+            budget=budget,
         )
 
     def close(self) -> None:
