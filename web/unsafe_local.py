@@ -63,6 +63,9 @@ class JobProcess(LocalProcess):
     def cleanup(self) -> None:
         super().cleanup()
         _RUNNING.discard(self)
+        self.remove_folder()
+
+    def remove_folder(self) -> None:
         self._own_dir.remove()
 
 
@@ -79,6 +82,7 @@ class PoolLauncher:
 
 
 def kill_running() -> None:
-    """SIGKILL the jobs this process is running (its server died; nobody will reap them)."""
+    """SIGKILL the jobs this process runs and remove their folders (its server died)."""
     for job in list(_RUNNING):
         job.kill()
+        job.remove_folder()
