@@ -20,7 +20,7 @@ from judge.checkers import CheckSpec
 from judge.child import _error, load_submission
 from judge.errors import SourceError
 from judge.grading import grade
-from judge.outcome import Outcome
+from judge.outcome import Outcome, OutcomeKind
 from judge.report import CaseResult, Report
 from judge.source import validate_source
 from judge.verdict import Verdict, overall
@@ -112,9 +112,9 @@ def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase
     if _json_text(value) == prepared.expected_text and _plain(value):  # identical answer
         return CaseResult(case.name, True, Verdict.AC, elapsed)
     try:
-        outcome = Outcome("result", elapsed, observation=normalize(value))
+        outcome = Outcome(OutcomeKind.RESULT, elapsed, observation=normalize(value))
     except ObservationTypeError as exc:
-        outcome = Outcome("bad_observation", elapsed, message=str(exc))
+        outcome = Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=str(exc))
     return grade(case, outcome, decode(prepared.expected, []))
 
 
@@ -122,7 +122,7 @@ def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
     info = _error(case.name, exc)
     line = info["line"]
     return Outcome(
-        "error",
+        OutcomeKind.ERROR,
         (time.perf_counter() - t0) * 1000,
         message=str(info["message"]),
         exception=str(info["exception"]),

@@ -5,14 +5,14 @@ from __future__ import annotations
 from judge.cases import Case
 from judge.checkers import check
 from judge.errors import BadReference
-from judge.outcome import ExitInfo, Outcome
+from judge.outcome import ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
 
 
 def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
     """The verdict for one case; got/expected are only ever attached to public cases."""
-    if outcome.kind == "result":
+    if outcome.kind is OutcomeKind.RESULT:
         try:
             mismatch = check(outcome.observation, expected, case.check)
         except BadReference:
@@ -31,7 +31,7 @@ def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
         )
-    if outcome.kind == "skipped":
+    if outcome.kind is OutcomeKind.SKIPPED:
         return _result(case, outcome, None, "not run")
     verdict, message = describe_failure(outcome)
     return _result(case, outcome, verdict, message)
@@ -56,21 +56,24 @@ def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str 
 
 def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:
     """Verdict and message for an outcome that produced no observation."""
-    if outcome.kind == "error":
-        if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch on a GPU
-            return Verdict.MLE, "ran out of memory (MemoryError)"
-        return Verdict.RE, outcome.message or outcome.exception
-    if outcome.kind == "bad_observation":
-        return Verdict.WA, f"returned a value the judge cannot compare: {outcome.message}"
-    if outcome.kind == "timeout":
-        return Verdict.TLE, "time limit exceeded"
-    if outcome.kind == "output_limit":
-        return Verdict.OLE, outcome.message
-    if outcome.kind == "protocol":
-        return Verdict.RE, outcome.message
-    if outcome.kind == "crash":
-        return crash_verdict(outcome.exit)
-    raise ValueError(f"unknown outcome kind {outcome.kind!r}")
+    # A match over every member: mypy reports a missing return if a kind is left out.
+    match outcome.kind:
+        case OutcomeKind.ERROR:
+            if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch GPU
+                return Verdict.MLE, "ran out of memory (MemoryError)"
+            return Verdict.RE, outcome.message or outcome.exception
+        case OutcomeKind.BAD_OBSERVATION:
+            return Verdict.WA, f"returned a value the judge cannot compare: {outcome.message}"
+        case OutcomeKind.TIMEOUT:
+            return Verdict.TLE, "time limit exceeded"
+        case OutcomeKind.OUTPUT_LIMIT:
+            return Verdict.OLE, outcome.message
+        case OutcomeKind.PROTOCOL:
+            return Verdict.RE, outcome.message
+        case OutcomeKind.CRASH:
+            return crash_verdict(outcome.exit)
+        case OutcomeKind.RESULT | OutcomeKind.SKIPPED:
+            raise ValueError(f"a {outcome.kind} outcome is not a failure")
 
 
 def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, str]:

@@ -3,6 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+
+
+class OutcomeKind(str, Enum):
+    """What happened on one case; (str, Enum) like Verdict, so str() is the value everywhere."""
+
+    RESULT = "result"  # an observation arrived; a checker decides
+    ERROR = "error"  # the submission raised
+    BAD_OBSERVATION = "bad_observation"  # it returned something that is not plain data
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # the process ended before answering
+    PROTOCOL = "protocol"  # the channel carried something that is not a valid answer
+    OUTPUT_LIMIT = "output_limit"  # printed or returned more than allowed
+    SKIPPED = "skipped"  # not run: an earlier case ended the process
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,8 +32,7 @@ class ExitInfo:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    # result | error | bad_observation | timeout | crash | protocol | output_limit | skipped
-    kind: str
+    kind: OutcomeKind
     time_ms: float = 0.0
     observation: object = None
     message: str = ""

@@ -18,7 +18,7 @@ from judge.budget import LOAD_ANSWER, ResultBudget
 from judge.cases import Case
 from judge.errors import FrameTooLarge, ProtocolError
 from judge.limits import Limits
-from judge.outcome import Outcome
+from judge.outcome import Outcome, OutcomeKind
 from judge.protocol import Frame, FrameReader, encode_frame
 from judge.wire import decode
 
@@ -114,7 +114,9 @@ class Session:
         if got.header.get("type") == "load_error":
             return self._finish(start, got.header, [_SKIPPED] * len(cases))
         if got.header.get("type") != "loaded":
-            failure = Outcome("protocol", message="the child did not acknowledge the load")
+            failure = Outcome(
+                OutcomeKind.PROTOCOL, message="the child did not acknowledge the load"
+            )
             return self._finish(start, None, [_SKIPPED] * len(cases), startup=failure)
         budget_end = time.monotonic() + self.limits.total_time_s
         outcomes: list[Outcome] = []
@@ -156,23 +158,25 @@ class Session:
             self.corrupted = True
             self.handle.kill()
             return Outcome(
-                "output_limit", message="returned far more data than this problem's answers hold"
+                OutcomeKind.OUTPUT_LIMIT,
+                message="returned far more data than this problem's answers hold",
             )
         except ProtocolError as exc:
             self.corrupted = True
             self.handle.kill()
-            return Outcome("protocol", message=f"the result channel was corrupted: {exc}")
+            return Outcome(OutcomeKind.PROTOCOL, message=f"the result channel was corrupted: {exc}")
         except _OutputLimit:
             self.handle.kill()
             return Outcome(
-                "output_limit", message=f"printed more than {self.limits.output_bytes} bytes"
+                OutcomeKind.OUTPUT_LIMIT,
+                message=f"printed more than {self.limits.output_bytes} bytes",
             )
         except TimeoutError:
             self.handle.kill()
-            return Outcome("timeout", message="time limit exceeded")
+            return Outcome(OutcomeKind.TIMEOUT, message="time limit exceeded")
         except _ChildGone:
             self.handle.kill()
-            return Outcome("crash", exit=self.handle.wait(5.0))
+            return Outcome(OutcomeKind.CRASH, exit=self.handle.wait(5.0))
         finally:
             if self.pending or self._registered(self.handle.request_fd):
                 self.pending = b""
@@ -257,7 +261,7 @@ class Session:
             self._await_exit(time.monotonic() + EXIT_GRACE_S)
         except ProtocolError:  # FrameTooLarge included: bytes after the last answer
             self.corrupted = True
-            trailing = Outcome("protocol", message=_TRAILING)
+            trailing = Outcome(OutcomeKind.PROTOCOL, message=_TRAILING)
         self.handle.kill()
         self.handle.wait(5.0)
         self._drain_output()
@@ -297,9 +301,11 @@ class Session:
                 pass
 
 
-_SKIPPED = Outcome("skipped")
+_SKIPPED = Outcome(OutcomeKind.SKIPPED)
 _TRAILING = "wrote bytes that are not an answer to the result channel after its last answer"
-_FATAL = frozenset({"timeout", "crash", "protocol", "output_limit"})
+_FATAL = frozenset(
+    {OutcomeKind.TIMEOUT, OutcomeKind.CRASH, OutcomeKind.PROTOCOL, OutcomeKind.OUTPUT_LIMIT}
+)
 
 
 class _OutputLimit(Exception):
@@ -313,17 +319,17 @@ class _ChildGone(Exception):
 def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
     header = frame.header
     if header.get("name") != name:
-        return Outcome("protocol", elapsed, message="the child answered a different case")
+        return Outcome(OutcomeKind.PROTOCOL, elapsed, message="the child answered a different case")
     kind = header.get("type")
     if kind == "result":
         try:
             value = decode(header.get("observation"), list(frame.tensors))
         except (ValueError, RecursionError) as exc:
-            return Outcome("protocol", elapsed, message=f"malformed observation: {exc}")
-        return Outcome("result", elapsed, observation=value)
+            return Outcome(OutcomeKind.PROTOCOL, elapsed, message=f"malformed observation: {exc}")
+        return Outcome(OutcomeKind.RESULT, elapsed, observation=value)
     if kind == "error":
         return Outcome(
-            "error",
+            OutcomeKind.ERROR,
             elapsed,
             message=_text(header.get("message")),
             exception=_text(header.get("exception")),
@@ -331,8 +337,8 @@ def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
             traceback=_text(header.get("traceback")),
         )
     if kind == "bad_observation":
-        return Outcome("bad_observation", elapsed, message=_text(header.get("message")))
-    return Outcome("protocol", elapsed, message=f"unknown message type {kind!r:.40}")
+        return Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=_text(header.get("message")))
+    return Outcome(OutcomeKind.PROTOCOL, elapsed, message=f"unknown message type {kind!r:.40}")
 
 
 def _text(value: object, limit: int = 4000) -> str:

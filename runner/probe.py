@@ -13,7 +13,7 @@ from typing import Any
 from judge.cases import Case
 from judge.checkers import CheckSpec
 from judge.limits import Limits
-from judge.outcome import Outcome
+from judge.outcome import Outcome, OutcomeKind
 from judge.session import Session
 
 PROBE_SOURCE = r"""
@@ -73,7 +73,11 @@ def probe(launcher: Any) -> dict[str, Any]:
     finally:
         handle.cleanup()
     outcome = seen[0] if seen else result.outcomes[0]
-    if result.load_error or outcome.kind != "result" or not isinstance(outcome.observation, dict):
+    if (
+        result.load_error
+        or outcome.kind is not OutcomeKind.RESULT
+        or not isinstance(outcome.observation, dict)
+    ):
         detail = result.load_error or outcome.message or result.stderr.decode(errors="replace")
         return {"error": f"probe job failed: {detail}"}
     facts: dict[str, Any] = outcome.observation

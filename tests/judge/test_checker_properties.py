@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from judge.cases import Case
 from judge.checkers import CHECKER_KINDS, CheckSpec, check, show
 from judge.grading import grade
-from judge.outcome import Outcome
+from judge.outcome import Outcome, OutcomeKind
 from judge.tensor import DTYPES, TensorData
 from judge.verdict import Verdict
 
@@ -96,7 +96,7 @@ def test_every_checker_returns_a_mismatch_or_none_for_any_observation(data) -> N
 def test_grading_any_observation_gives_ac_or_wa_with_a_message(data, public: bool) -> None:
     _kind, got, expected, spec = data
     case = Case("c", {}, spec, public)
-    result = grade(case, Outcome("result", 1.0, observation=got), expected)
+    result = grade(case, Outcome(OutcomeKind.RESULT, 1.0, observation=got), expected)
     assert result.verdict in (Verdict.AC, Verdict.WA)
     if result.verdict is Verdict.WA:
         assert result.message
@@ -118,5 +118,5 @@ def test_an_int_of_thousands_of_digits_is_shown_by_its_size() -> None:
 @given(st.sampled_from(["value", "float", "exact"]), st.one_of(numbers, scalars), finite_floats)
 def test_any_number_where_a_float_is_expected_is_ac_or_wa(kind: str, got, expected) -> None:
     case = Case("c", {}, CheckSpec(kind, rel_tol=1e-9, abs_tol=0.0), public=True)
-    result = grade(case, Outcome("result", 1.0, observation=got), expected)
+    result = grade(case, Outcome(OutcomeKind.RESULT, 1.0, observation=got), expected)
     assert result.verdict in (Verdict.AC, Verdict.WA)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from judge.limits import Limits
-from judge.outcome import ExitInfo
+from judge.outcome import ExitInfo, OutcomeKind
 from judge.protocol import encode_frame
 from judge.session import Session
 
@@ -53,6 +53,6 @@ def test_bytes_after_a_corrupt_frame_are_dropped_not_an_internal_error() -> None
     finally:
         child.cleanup()
     assert result.startup_failure is not None
-    assert result.startup_failure.kind == "protocol"
+    assert result.startup_failure.kind is OutcomeKind.PROTOCOL
     assert "not a judge frame" in (result.startup_failure.message or "")
     assert child.killed >= 1
