@@ -92,29 +92,41 @@ def _run_child(
     budget: ResultBudget | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
     """Run the cases in a child; each is graded the moment its answer arrives."""
+    if launcher is not None:  # it brings its own working place (the sandbox's /box)
+        return _drive(problem, source, cases, launcher, limits, expected, progress, budget)
     with WorkDir() as workdir:
-        launcher = launcher or LocalLauncher(workdir.path)
-        handle = launcher.launch(problem, limits)
-        try:
-            # The child's interpreter starts while the reference runs here.
-            if expected is None:
-                expected = expected_observations(problem, cases)
-            want = expected
-            graded: list[CaseResult] = []
+        local = LocalLauncher(workdir.path)
+        return _drive(problem, source, cases, local, limits, expected, progress, budget)
 
-            def grade_now(case: Case, outcome: Outcome) -> None:
-                graded.append(grade(case, outcome, want[case.name]))
 
-            session = Session(handle, limits, problem.tier, budget or budget_for(expected))
-            result = session.run(load_message(problem, source), cases, progress, grade_now)
-            # Cases never sent (the submission did not load) are graded here: "not run".
-            for case, outcome in zip(
-                cases[len(graded) :], result.outcomes[len(graded) :], strict=True
-            ):
-                grade_now(case, outcome)
-            return result, graded
-        finally:
-            handle.cleanup()
+def _drive(
+    problem: ProblemSpec,
+    source: str,
+    cases: list[Case],
+    launcher: Launcher,
+    limits: Limits,
+    expected: dict[str, object] | None,
+    progress: Progress | None,
+    budget: ResultBudget | None,
+) -> tuple[SessionResult, list[CaseResult]]:
+    handle = launcher.launch(problem, limits)
+    try:
+        # The child's interpreter starts while the reference runs here.
+        want = expected if expected is not None else expected_observations(problem, cases)
+        graded: list[CaseResult] = []
+
+        def grade_now(case: Case, outcome: Outcome) -> None:
+            graded.append(grade(case, outcome, want[case.name]))
+
+        session = Session(handle, limits, problem.tier, budget or budget_for(want))
+        result = session.run(load_message(problem, source), cases, progress, grade_now)
+        # Cases never sent (the submission did not load) are graded here: "not run".
+        done = len(graded)
+        for case, outcome in zip(cases[done:], result.outcomes[done:], strict=True):
+            grade_now(case, outcome)
+        return result, graded
+    finally:
+        handle.cleanup()
 
 
 def build_report(
