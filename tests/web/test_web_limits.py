@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_web_api_accounts import error_of
-from web_helpers import PASSWORD, csrf_of, make_config, make_user, state
+from web_helpers import PASSWORD, csrf_of, make_config, make_user
 from web_problem_fixture import GOOD
 
 from web import create_app

@@ -66,3 +66,33 @@ def test_upgrade_to_0002_fills_each_users_fastest_run(tmp_path: Path) -> None:
         ).one()
     engine.dispose()
     assert tuple(row) == (180.0, 2)
+
+
+def test_upgrade_to_0004_keeps_every_account_and_what_hangs_off_it(tmp_path: Path) -> None:
+    """Names that are one name now ("ada" and "Ada") both keep working, and nothing that
+    cascades from `users` is lost: a batch rebuild of the table on SQLite, with foreign
+    keys on, would have deleted every submission and standing."""
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0003")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        for uid, name in ((1, "ada"), (2, "Ada"), (3, "bob\n")):
+            run(f"INSERT INTO users VALUES ({uid}, '{name}', 'x', 0, '2026-11-01 00:00:00')")
+        run(
+            "INSERT INTO submissions (id, user_id, problem_slug, code, status, points, passed,"
+            " total, attempts, created_at) VALUES (1, 2, 'p', 'x', 'done', 0, 0, 0, 1,"
+            " '2026-11-01 00:00:00')"
+        )
+        run("INSERT INTO standings VALUES (2, 100, 1, 0, '2026-11-01 00:00:00')")
+        run("INSERT INTO api_tokens VALUES (1, 2, 'digest', '2026-11-01 00:00:00')")
+    migrate.upgrade(url)
+    with engine.connect() as connection:
+        run = connection.exec_driver_sql
+        keys = run("SELECT id, username_key, session_generation FROM users ORDER BY id").all()
+        kept = [run(f"SELECT count(*) FROM {t}").scalar() for t in ("submissions", "standings")]
+        expires = run("SELECT expires_at FROM api_tokens").scalar()
+    engine.dispose()
+    assert [tuple(row) for row in keys] == [(1, "ada", 0), (2, "ada#2", 0), (3, "bob\n", 0)]
+    assert kept == [1, 1]
+    assert str(expires).startswith("2026-12-01")  # 30 days after the token was made

@@ -25,7 +25,13 @@ depends_on = None
 # Tokens made before lifetimes existed get the default lifetime from their creation.
 TOKEN_LIFETIME = timedelta(days=30)
 users = sa.table("users", sa.column("id"), sa.column("username"), sa.column("username_key"))
-tokens = sa.table("api_tokens", sa.column("id"), sa.column("created_at"), sa.column("expires_at"))
+# Typed, so SQLite's stored text comes back as datetime and goes in as its format.
+tokens = sa.table(
+    "api_tokens",
+    sa.column("id", sa.Integer()),
+    sa.column("created_at", sa.DateTime()),
+    sa.column("expires_at", sa.DateTime()),
+)
 
 
 def upgrade() -> None:
