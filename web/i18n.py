@@ -109,6 +109,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{field} must be valid Unicode text (it holds a lone surrogate such as \\ud800)",
         "zh": "{field} 必须是有效的 Unicode 文本（其中有单独的代理码位，例如 \\ud800）",
     },
+    "err_nul": {
+        "en": "{field} must not contain NUL characters",
+        "zh": "{field} 不能包含 NUL 字符",
+    },
     "err_missing": {"en": "{field} is required", "zh": "缺少 {field}"},
     "err_not_string": {"en": "{field} must be a string", "zh": "{field} 必须是字符串"},
     "err_query_int": {"en": "{field} must be an integer", "zh": "{field} 必须是整数"},

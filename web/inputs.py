@@ -38,8 +38,9 @@ def json_body(*, own_check: tuple[str, ...] = ()) -> dict[str, Any]:
 
 
 def _check_json(body: dict[str, Any], own_check: tuple[str, ...]) -> None:
-    """Refuse deep nesting and text that is not Unicode (a lone surrogate such as "\\ud800"
-    decodes from JSON but cannot be encoded for the database), naming the top-level field."""
+    """Refuse deep nesting, text that is not Unicode (a lone surrogate such as "\\ud800"
+    decodes from JSON but cannot be encoded for the database) and NUL characters (which
+    PostgreSQL refuses in text), naming the top-level field."""
     stack: list[tuple[Any, int, str | None]] = [(body, 0, None)]
     while stack:
         value, depth, field = stack.pop()
@@ -57,9 +58,11 @@ def _check_json(body: dict[str, Any], own_check: tuple[str, ...]) -> None:
 
 
 def _check_text(value: str, field: str | None) -> None:
-    if not is_unicode(value):
-        name = field if field is not None and is_unicode(field) else "body"
-        raise ApiError(400, "invalid_field", say("err_surrogate", field=name), field=name)
+    if is_unicode(value) and "\x00" not in value:
+        return
+    name = field if field is not None and is_unicode(field) and "\x00" not in field else "body"
+    message = say("err_surrogate" if not is_unicode(value) else "err_nul", field=name)
+    raise ApiError(400, "invalid_field", message, field=name)
 
 
 def is_unicode(text: str) -> bool:

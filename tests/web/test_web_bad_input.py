@@ -72,6 +72,26 @@ def test_lone_surrogates_in_any_string_field_are_400(
     assert "Unicode" in error["message"]
 
 
+def test_nul_characters_in_text_fields_are_400(client: FlaskClient) -> None:
+    """PostgreSQL refuses NUL in text: a label, version or slug holding one would be a 500
+    there (SQLite stores it), so every JSON string but the code refuses it on entry."""
+    root = make_user(client, "root", admin=True)
+    cases = [
+        ("/api/token", {"username": "root", "password": PASSWORD, "label": "a\x00b"}, "label"),
+        ("/api/admin/problems/add-two/rejudge", {"version": "\x00"}, "version"),
+        ("/api/submissions", {"problem": "add-two\x00", "code": "x = 1"}, "problem"),
+    ]
+    for path, body, field in cases:
+        response = client.post(path, json=body, headers=root.auth)
+        error = error_of(response)
+        assert (response.status_code, error["field"]) == (400, field), path
+        assert "NUL" in error["message"]
+    code = client.post(
+        "/api/submissions", json={"problem": "add-two", "code": "x = 1\x00"}, headers=root.auth
+    )
+    assert error_of(code)["code"] == "invalid_code"
+
+
 def test_a_lone_surrogate_in_code_is_invalid_code(client: FlaskClient) -> None:
     ada = make_user(client, "ada")
     body = {"problem": "add-two", "code": "x = '\ud800'"}
