@@ -50,7 +50,7 @@ def parse(moment: str) -> datetime:
 
 @pytest.mark.parametrize(
     "name",
-    ["alice\n", "alice\r\n", "alice\x00", " alice", "al ice", "ａｌｉｃｅ", "ålice", ".alice"],
+    ["alice\n", "alice\r\n", " alice", "al ice", "ａｌｉｃｅ", "ålice", ".alice"],
 )
 def test_a_username_must_match_the_pattern_as_a_whole(client: FlaskClient, name: str) -> None:
     """Pins: USERNAME_RE.match with a trailing `$` let "alice\\n" register beside "alice"."""

@@ -89,6 +89,8 @@ def change_password(viewer: Viewer, current: Any, new: Any) -> tuple[User, int]:
     """Check the current password, store the new one, end every session of the user and
     revoke all their tokens; returns the user and how many tokens went. Committed."""
     user = authenticate(viewer.username, current, field="current_password")
+    if user.id != viewer.id:  # never another account's password, whatever the names
+        raise ApiError(403, "wrong_password", say("err_current_password"), field="current_password")
     new = check_password(new, field="new_password")
     user.password_hash = hash_password(new, platform().config.password_method)
     end_sessions(g.db, user.id)
