@@ -18,14 +18,14 @@ help:
 
 setup: apt venv npm sandbox-user frontend models
 
-# Debian packages the sandbox, browser tests and queue need; installed only when missing.
+# Debian packages the sandbox, the front-end build and the browser tests need; installed
+# only when missing. (No redis-server: the embedded queue needs none.)
 apt: $(STAMPS)/apt
 $(STAMPS)/apt:
 	@mkdir -p $(STAMPS)
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
-	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v node >/dev/null || missing="$$missing nodejs npm"; \
 	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
