@@ -1,23 +1,29 @@
 """`judge check`: a problem proves itself before learners see it.
 
 The reference is accepted on every case (public seed and two other seeds), the starter
-is not, every wrong solution gets exactly the verdict it declares, and two runs of the
-reference give identical observations.
+is not, every wrong solution fails exactly where its header declares (verdict, first
+failing case, and step of a trace) and differs from the reference by no more lines than
+it declares, and two runs of the reference give identical observations. difflib is
+imported here only: `judge check` loads this module, `judge run` never does.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from dataclasses import dataclass, field
 
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import JudgeError
 from judge.judging import expected_observations, judge_source
 from judge.render import table
+from judge.report import Report
 from judge.spec import ProblemSpec
 from judge.tensor import TensorData
 from judge.verdict import Verdict
 from judge.wire import encode
+from judge.wrong_solution import FirstFailure, WrongSolution
 
 EXTRA_SEEDS = (1, 2)
 
@@ -27,6 +33,14 @@ class Check:
     name: str
     ok: bool
     detail: str
+    declared: str = ""  # what a wrong solution's header says, for the checks on one
+    actual: str = ""  # what happened, in the same words
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"name": self.name, "ok": self.ok, "detail": self.detail}
+        if self.declared:
+            out["declared"], out["actual"] = self.declared, self.actual
+        return out
 
 
 @dataclass(slots=True)
@@ -42,7 +56,7 @@ class ProblemCheck:
         return {
             "problem": self.slug,
             "ok": self.ok,
-            "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
+            "checks": [c.to_dict() for c in self.checks],
         }
 
 
@@ -77,17 +91,94 @@ def _run_checks(problem: ProblemSpec, checks: list[Check]) -> None:
                 f"{len(wrong)} in solutions/wrong/; at least 2 are required",
             )
         )
+    reference = problem.reference_source()
     for solution in wrong:
-        report = judge_source(problem, solution.path.read_text(encoding="utf-8"))
-        name = f"{solution.path.name} gets {solution.expect.value}"
-        checks.append(
-            Check(
-                name,
-                report.verdict is solution.expect,
-                f"got {report.verdict.value}" + _why(report),
-            )
-        )
+        source = solution.path.read_text(encoding="utf-8")
+        checks.append(_fails_where_declared(problem, solution, source))
+        checks.append(_diff_within_declared(solution, reference, source))
     checks.append(_determinism(problem))
+
+
+def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, source: str) -> Check:
+    """The run's verdict, first failing case and step are the ones the header declares."""
+    declared = solution.first_failure
+    report = judge_source(problem, source)
+    got = first_failure(report)
+    ok = report.verdict is declared.verdict and got is not None and declared.admits(got)
+    actual = "AC" if got is None else str(got)
+    if got is not None and got.verdict is not report.verdict:
+        actual += f" ({report.verdict.value} overall)"
+    return Check(
+        f"{solution.path.name} fails as declared",
+        ok,
+        actual if ok else f"declared {declared}, got {actual}" + _why(report),
+        f"expect: {declared}",
+        f"expect: {actual}",
+    )
+
+
+def first_failure(report: Report) -> FirstFailure | None:
+    """Where a run first failed (None: accepted); the step is read from the checker's message."""
+    if report.verdict is Verdict.AC:
+        return None
+    case = report.first_failure
+    if case is None or case.verdict is None:
+        return FirstFailure(report.verdict)  # failed to load, or the judge failed: no case ran
+    step = _STEP_RE.match(case.message) if case.verdict is Verdict.WA else None
+    if step is None:
+        return FirstFailure(case.verdict, case.name)
+    return FirstFailure(case.verdict, case.name, int(step.group(1)), step.group(2))
+
+
+# A trace's mismatch starts with the step label judge.checkers gives it, "step 17 (OP)",
+# then " at PATH" or ": REASON"; the shortest OP that is followed by one of them.
+_STEP_RE = re.compile(r"^step (\d+) \((.+?)\)(?: at |: )")
+
+
+def _diff_within_declared(solution: WrongSolution, reference: str, source: str) -> Check:
+    """The wrong solution is reference.py plus its bug: no more lines than it declares."""
+    size, first = diff_size(reference, source)
+    ok = size <= solution.differs
+    detail = f"{_lines(size)} of code differ from reference.py"
+    if not ok:
+        detail += f", more than the {solution.differs} declared; first: {first}"
+    return Check(
+        f"{solution.path.name} differs as declared",
+        ok,
+        detail,
+        f"differs: {_lines(solution.differs)}",
+        f"differs: {_lines(size)}",
+    )
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def diff_size(reference: str, wrong: str) -> tuple[int, str]:
+    """Lines of code that differ (a changed, added or removed line counts once each; blank
+    and comment-only lines are not code), and the first differing line of `wrong`."""
+    ref, bad = _code_lines(reference), _code_lines(wrong)
+    size, first = 0, ""
+    matcher = difflib.SequenceMatcher(None, [t for _, t in ref], [t for _, t in bad], False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        size += max(i2 - i1, j2 - j1)
+        if not first and j1 < j2:
+            first = f"line {bad[j1][0]}: {bad[j1][1].strip()}"
+        elif not first:
+            first = f"reference.py line {ref[i1][0]} removed: {ref[i1][1].strip()}"
+    return size, first
+
+
+def _code_lines(source: str) -> list[tuple[int, str]]:
+    """(line number, text) of every line that is neither blank nor only a comment."""
+    return [
+        (number, line.rstrip())
+        for number, line in enumerate(source.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def _determinism(problem: ProblemSpec) -> Check:
@@ -106,10 +197,7 @@ def _determinism(problem: ProblemSpec) -> Check:
     )
 
 
-def _why(report: object) -> str:
-    from judge.report import Report
-
-    assert isinstance(report, Report)
+def _why(report: Report) -> str:
     if report.internal_error:
         return " — " + report.internal_error.strip().splitlines()[-1]
     if report.compile_error:

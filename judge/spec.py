@@ -11,7 +11,7 @@ from pathlib import Path
 from judge.checkers import CHECKER_KINDS, CheckSpec
 from judge.errors import SpecError
 from judge.limits import Limits
-from judge.verdict import Verdict
+from judge.wrong_solution import WrongSolution, load_wrong_solution
 
 TIERS = ("browser", "torch")
 LANGS = ("zh", "en")
@@ -25,13 +25,6 @@ REQUIRED_FILES = (
     "reference.py",
     "cases.py",
 )
-EXPECT_RE = re.compile(r"^#\s*expect:\s*([A-Za-z]+)\s*$")
-
-
-@dataclass(frozen=True, slots=True)
-class WrongSolution:
-    path: Path
-    expect: Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,20 +57,11 @@ class ProblemSpec:
         return self._read("cases.py")
 
     def wrong_solutions(self) -> list[WrongSolution]:
-        """solutions/wrong/*.py, each declaring `# expect: VERDICT` on its first line."""
-        out = []
-        for path in sorted((self.path / "solutions" / "wrong").glob("*.py")):
-            first = path.read_text(encoding="utf-8").splitlines()[:1]
-            match = EXPECT_RE.match(first[0]) if first else None
-            if match is None:
-                raise SpecError(
-                    _rel(path), None, "first line must be '# expect: VERDICT' (e.g. '# expect: WA')"
-                )
-            try:
-                out.append(WrongSolution(path, Verdict.parse(match.group(1))))
-            except ValueError as exc:
-                raise SpecError(_rel(path), "expect", str(exc)) from None
-        return out
+        """solutions/wrong/*.py, each with its header (judge/wrong_solution.py)."""
+        return [
+            load_wrong_solution(path, _rel(path))
+            for path in sorted((self.path / "solutions" / "wrong").glob("*.py"))
+        ]
 
     def summary(self) -> dict[str, object]:
         """Public metadata as plain data (for --json and the web)."""

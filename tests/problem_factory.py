@@ -51,8 +51,12 @@ FILES = {
     "starter.py": "def add(a, b):\n    raise NotImplementedError\n",
     "reference.py": "def add(a, b):\n    return a + b\n",
     "cases.py": CASES,
-    "solutions/wrong/minus.py": "# expect: WA\ndef add(a, b):\n    return a - b\n",
-    "solutions/wrong/crash.py": "# expect: RE\ndef add(a, b):\n    return 1 // 0\n",
+    "solutions/wrong/minus.py": (
+        "# expect: WA at case small\n# differs: 1 line\ndef add(a, b):\n    return a - b\n"
+    ),
+    "solutions/wrong/crash.py": (
+        "# expect: RE at case small\n# differs: 1 line\ndef add(a, b):\n    return 1 // 0\n"
+    ),
 }
 
 MakeProblem = Callable[..., Path]

@@ -186,13 +186,18 @@ def test_check_fails_when_a_wrong_solution_is_accepted(
     make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_problem(
-        files={"solutions/wrong/minus.py": "# expect: WA\ndef add(a, b):\n    return b + a\n"}
+        files={
+            "solutions/wrong/minus.py": (
+                "# expect: WA at case small\n# differs: 1 line\ndef add(a, b):\n    return b + a\n"
+            )
+        }
     ).parent
     code, out, _ = run_cli(["--problems", str(root), "check", "--json"], capsys)
     data = json.loads(out)
     assert code == 1 and data[0]["ok"] is False
     failing = [c for c in data[0]["checks"] if not c["ok"]]
-    assert [c["name"] for c in failing] == ["minus.py gets WA"]
+    assert [c["name"] for c in failing] == ["minus.py fails as declared"]
+    assert failing[0]["actual"] == "expect: AC"
 
 
 def test_check_fails_when_the_starter_passes(
@@ -217,7 +222,7 @@ def test_check_reports_an_invalid_problem(
 ) -> None:
     root = make_problem(files={"solutions/wrong/minus.py": "no header\n"}).parent
     code, out, _ = run_cli(["--problems", str(root), "check"], capsys)
-    assert code == 1 and "first line must be '# expect: VERDICT'" in out
+    assert code == 1 and "minus.py: expect: first line must be '# expect: VERDICT" in out
 
 
 @pytest.mark.parametrize(

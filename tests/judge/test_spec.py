@@ -81,13 +81,14 @@ def test_non_utf8_file_is_named(make_problem: MakeProblem) -> None:
 
 
 def test_wrong_solution_without_expect_header_is_an_error(make_problem: MakeProblem) -> None:
+    """More malformed headers: tests/judge/test_selfcheck.py."""
     folder = make_problem(files={"solutions/wrong/bad.py": "def add(a, b):\n    return 0\n"})
-    with pytest.raises(SpecError, match=r"bad\.py: first line must be '# expect: VERDICT'"):
+    with pytest.raises(SpecError, match=r"bad\.py: expect: first line must be '# expect: VERDICT"):
         load_problem(folder).wrong_solutions()
 
 
 def test_wrong_solution_with_unknown_verdict_is_an_error(make_problem: MakeProblem) -> None:
-    folder = make_problem(files={"solutions/wrong/bad.py": "# expect: FAIL\n"})
+    folder = make_problem(files={"solutions/wrong/bad.py": "# expect: FAIL at case small\n"})
     with pytest.raises(SpecError, match="unknown verdict 'FAIL'"):
         load_problem(folder).wrong_solutions()
 

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case free-order step 2 (free(seq_id=1))
+# differs: 5 lines
 # Mistake: gives a finished sequence's blocks back in table order (first block first)
 # instead of last block first.
 from collections import deque

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case grow-one-sequence step 0 (append(seq_id=0, n=3))
+# differs: 9 lines
 # Mistake: keeps free blocks in a Python list used as a stack (pop from the end, append
 # to the end), so the most recently freed block is reused first.
 

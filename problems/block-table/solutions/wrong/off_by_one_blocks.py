@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case grow-one-sequence step 1 (append(seq_id=0, n=1))
+# differs: 6 lines
 # Mistake: counts blocks as tokens // block_size + 1, so a sequence that exactly fills
 # its last block already takes the next one.
 from collections import deque

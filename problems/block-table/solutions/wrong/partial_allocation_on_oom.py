@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case free-order step 6 (append(seq_id=3, n=6))
+# differs: 9 lines
 # Mistake: takes blocks one at a time and reports out of memory only when the queue runs
 # dry, keeping the blocks it already took (a side effect on failure).
 from collections import deque

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case full-block-is-not-copied step 2 (append(seq_id=1, n=1))
+# differs: 2 lines
 # Mistake: copies the last block whenever it is shared, even when it is already full and
 # the new tokens go to a fresh block anyway.
 from collections import deque

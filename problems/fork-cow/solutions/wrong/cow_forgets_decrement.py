@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case copy-on-write step 2 (append(seq_id=1, n=1))
+# differs: 2 lines
 # Mistake: copy-on-write moves the sequence to the new block but never decrements the
 # shared source block, so it can never return to the free queue.
 from collections import deque

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case fork-shares-blocks step 2 (free(seq_id=0))
+# differs: 3 lines
 # Mistake: freeing a sequence returns every block to the free queue, even blocks another
 # sequence still references.
 from collections import deque

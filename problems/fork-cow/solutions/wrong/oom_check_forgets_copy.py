@@ -1,4 +1,5 @@
-# expect: RE
+# expect: RE at case out-of-memory-counts-the-copy
+# differs: 2 lines
 # Mistake: the out-of-memory check counts only the fresh blocks, not the block the copy
 # needs, so an append can start, run the queue dry and crash half done (IndexError).
 from collections import deque

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case busy-server step 115 (arrive id=31 prompt=281 max_len=341)
+# differs: 3 lines
 # Places each reservation in the smallest hole that fits (best-fit), not the first.
 class Contiguous:
     """Max-length reservations in one linear pool, placed first-fit."""

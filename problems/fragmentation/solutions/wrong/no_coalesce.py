@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case external-waste step 7 (finish id=2)
+# differs: 8 lines
 # Returns a finished reservation to the free list without merging it with its neighbours.
 class Contiguous:
     """Max-length reservations in one linear pool, placed first-fit."""

@@ -1,20 +1,40 @@
-# expect: WA
+# expect: WA at case capacity-llama-3-8b-h100-4k
+# differs: 1 line
 # Reads the card's "80 GB" as 80 GiB (2^30 bytes each), over-counting memory by 7.4%.
+GB = 2**30
+TB = 10**12
+
+
 def max_requests(
-    num_gpus, gpu_mem_gb, mem_util_pct, weight_bytes, kv_bytes_per_token, context_len, kv_replicated
-):
-    free = num_gpus * (gpu_mem_gb * 2**30 * mem_util_pct // 100) - weight_bytes
+    num_gpus: int,
+    gpu_mem_gb: int,
+    mem_util_pct: int,
+    weight_bytes: int,
+    kv_bytes_per_token: int,
+    context_len: int,
+    kv_replicated: bool,
+) -> int:
+    usable_per_gpu = gpu_mem_gb * GB * mem_util_pct // 100
+    free = num_gpus * usable_per_gpu - weight_bytes
     if free <= 0:
         return 0
+    # Split KV is pooled over all GPUs; replicated KV (MLA under tensor parallelism)
+    # costs one full copy per GPU.
     copies = num_gpus if kv_replicated else 1
     return free // (context_len * kv_bytes_per_token * copies)
 
 
-def decode_step(weight_bytes, kv_bytes_per_token, batch, context_len, bandwidth_tb_s):
+def decode_step(
+    weight_bytes: int,
+    kv_bytes_per_token: int,
+    batch: int,
+    context_len: int,
+    bandwidth_tb_s: float,
+) -> dict:
     kv_bytes = batch * context_len * kv_bytes_per_token
     bytes_read = weight_bytes + kv_bytes
     return {
         "bytes_read": bytes_read,
-        "latency_ms": bytes_read / (bandwidth_tb_s * 1e12) * 1000.0,
+        "latency_ms": bytes_read / (bandwidth_tb_s * TB) * 1000.0,
         "kv_share": kv_bytes / bytes_read,
     }

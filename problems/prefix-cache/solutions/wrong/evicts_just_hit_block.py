@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case lru-eviction step 4 (allocate(req_id=2, tokens=[1, 2, 3, 4, 5], extra=None))
+# differs: 4 lines
 # Mistake: takes the new blocks from the free queue before claiming the hit blocks, so a
 # hit block at the head of the queue is evicted and handed out a second time.
 import hashlib

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case reuse-and-never-the-whole-prompt step 3 (free(req_id=1))
+# differs: 2 lines
 # Mistake: releases a finished request's blocks first block first, so its shared prefix
 # becomes the least recently used and is evicted before its private tail.
 import hashlib

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case reuse-and-never-the-whole-prompt step 0
+# differs: 3 lines
 # Mistake: hashes and caches the partly filled last block too; its hash then goes stale
 # as decode fills the block.
 import hashlib

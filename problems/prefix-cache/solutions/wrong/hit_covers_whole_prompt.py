@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case reuse-and-never-the-whole-prompt step 4
+# differs: 2 lines
 # Mistake: lets a hit cover every full block of the prompt, so a prompt that is an exact
 # multiple of the block size can be served with no token computed at all.
 import hashlib

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case llama-3-8b-up-h100-b1-s512
+# differs: 1 line
 # Counts a multiply-add as one FLOP, halving the work and the intensity.
 TERA = 1e12
 

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case llama-3-8b-up-h100-b1-s512
+# differs: 1 line
 # Adds compute time and memory time as if they could not overlap.
 TERA = 1e12
 

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case head-of-line-blocking step 0
+# differs: 7 lines
 # Mistake: when the head of the waiting queue does not fit, admits later requests that
 # do, so large requests can starve behind small ones.
 from collections import deque

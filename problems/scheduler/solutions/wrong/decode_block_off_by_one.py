@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case prefill-decode-finish step 1 (add_request(2, 2, 1), step())
+# differs: 2 lines
 # Mistake: decides whether a decode needs a new block from computed + 1 instead of
 # computed, so the block is taken one token late.
 from collections import deque

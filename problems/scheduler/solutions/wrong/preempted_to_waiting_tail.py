@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case preemption-by-recompute step 2 (step())
+# differs: 2 lines
 # Mistake: puts a preempted request at the tail of the waiting queue, behind requests
 # that arrived after it.
 from collections import deque

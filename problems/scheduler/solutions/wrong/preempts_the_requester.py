@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case preemption-by-recompute step 2 (step())
+# differs: 4 lines
 # Mistake: when a running request finds no free block, it preempts that request itself
 # instead of the latest admitted one, and goes on with the rest of the batch.
 from collections import deque

@@ -1,4 +1,5 @@
-# expect: WA
+# expect: WA at case preemption-by-recompute step 4 (step())
+# differs: 3 lines
 # Mistake: a preempted request restarts from its prompt and throws its generated tokens
 # away, instead of recomputing prompt + generated tokens and carrying on.
 from collections import deque

@@ -1,0 +1,244 @@
+"""`judge check` on wrong solutions: each fails where its header declares, and differs from
+the reference by no more lines than it declares (judge/wrong_solution.py, judge/selfcheck.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from problem_factory import TOML, MakeProblem
+
+from judge.cli import main
+from judge.errors import SpecError
+from judge.selfcheck import ProblemCheck, check_problem, diff_size
+from judge.spec import load_problem
+from judge.verdict import Verdict
+from judge.wrong_solution import FirstFailure
+
+REPO = Path(__file__).resolve().parents[2]
+
+# A trace-checked problem: one {"op", "result", "state"} per step, as the stateful
+# problems return; the op has parentheses inside, as theirs do.
+COUNTER_TOML = (
+    TOML.format(slug="counter", per_case=2.0, total=10.0)
+    .replace('names = ["add"]', 'names = ["Counter"]')
+    .replace('kind = "value"', 'kind = "exact"')
+)
+COUNTER_CASES = """\
+def public_cases():
+    return [{"name": "warm-up", "args": [1]}, {"name": "trace", "args": [1, 2, 3, 4]}]
+
+
+def generated_cases(rng):
+    return []
+
+
+def run(sub, args):
+    counter = sub.Counter()
+    return [
+        {"op": f"add(n=({n}))", "result": counter.add(n), "state": {"total": counter.total}}
+        for n in args
+    ]
+"""
+COUNTER_REFERENCE = """\
+class Counter:
+    def __init__(self):
+        self.total = 0
+
+    def add(self, n):
+        self.total += n
+        return self.total
+"""
+# Wrong from the step that adds 3 on: step 2 of case "trace".
+COUNTER_WRONG = COUNTER_REFERENCE.replace("self.total += n", "self.total += n + (n == 3)")
+
+
+def make_counter(make_problem: MakeProblem, header: str) -> Path:
+    return make_problem(
+        slug="counter",
+        toml=COUNTER_TOML,
+        files={
+            "starter.py": "class Counter:\n    pass\n",
+            "reference.py": COUNTER_REFERENCE,
+            "cases.py": COUNTER_CASES,
+            "solutions/wrong/minus.py": None,
+            "solutions/wrong/crash.py": None,
+            "solutions/wrong/off.py": header + COUNTER_WRONG,
+            "solutions/wrong/never.py": (
+                "# expect: CE at load\n# differs: 7 lines\nclass Nothing:\n    pass\n"
+            ),
+        },
+    )
+
+
+def failing(result: ProblemCheck) -> dict[str, str]:
+    return {c.name: c.detail for c in result.checks if not c.ok}
+
+
+def test_the_default_fixture_passes_the_check(make_problem: MakeProblem) -> None:
+    result = check_problem(load_problem(make_problem()))
+    assert failing(result) == {} and result.ok
+
+
+def test_a_wrong_solution_failing_at_another_case_than_declared_fails_the_check(
+    make_problem: MakeProblem,
+) -> None:
+    header = "# expect: WA at case negative\n# differs: 1 line\n"
+    folder = make_problem(
+        files={"solutions/wrong/minus.py": header + "def add(a, b):\n    return a - b\n"}
+    )
+    assert failing(check_problem(load_problem(folder))) == {
+        "minus.py fails as declared": "declared WA at case negative, got WA at case small"
+        " — small: values differ"
+    }
+
+
+def test_a_wrong_solution_with_another_verdict_at_the_declared_case_fails_the_check(
+    make_problem: MakeProblem,
+) -> None:
+    header = "# expect: WA at case small\n# differs: 1 line\n"
+    folder = make_problem(
+        files={"solutions/wrong/crash.py": header + "def add(a, b):\n    return 1 // 0\n"}
+    )
+    detail = failing(check_problem(load_problem(folder)))["crash.py fails as declared"]
+    assert detail.startswith("declared WA at case small, got RE at case small — ")
+
+
+@pytest.mark.parametrize(
+    "place",
+    ["case trace step 2 (add(n=(3)))", "case trace step 2"],
+)
+def test_a_trace_failing_at_the_declared_step_passes(make_problem: MakeProblem, place: str) -> None:
+    folder = make_counter(make_problem, f"# expect: WA at {place}\n# differs: 1 line\n")
+    result = check_problem(load_problem(folder))
+    assert failing(result) == {}
+    declared = next(c for c in result.checks if c.name == "off.py fails as declared")
+    assert declared.detail == "WA at case trace step 2 (add(n=(3)))"
+
+
+@pytest.mark.parametrize(
+    ("place", "got"),
+    [
+        ("case trace step 1", "WA at case trace step 2 (add(n=(3)))"),
+        ("case trace step 2 (add(n=(4)))", "WA at case trace step 2 (add(n=(3)))"),
+        ("case trace", "WA at case trace step 2 (add(n=(3)))"),
+        ("case warm-up step 0", "WA at case trace step 2 (add(n=(3)))"),
+    ],
+)
+def test_a_trace_failing_at_another_step_than_declared_fails_the_check(
+    make_problem: MakeProblem, place: str, got: str
+) -> None:
+    folder = make_counter(make_problem, f"# expect: WA at {place}\n# differs: 1 line\n")
+    detail = failing(check_problem(load_problem(folder)))["off.py fails as declared"]
+    assert detail.startswith(f"declared WA at {place}, got {got} — trace: step 2 (add(n=(3)))")
+
+
+def test_a_wrong_solution_that_loads_nothing_is_declared_at_load(
+    make_problem: MakeProblem,
+) -> None:
+    folder = make_counter(make_problem, "# expect: WA at case trace step 2\n# differs: 1 line\n")
+    result = check_problem(load_problem(folder))
+    never = next(c for c in result.checks if c.name == "never.py fails as declared")
+    assert never.ok and never.detail == "CE at load"
+
+
+def test_a_wrong_solution_whose_diff_grew_fails_the_check(make_problem: MakeProblem) -> None:
+    grown = (
+        "# expect: WA at case small\n# differs: 1 line\n"
+        "def helper(a):\n    return -a\n\n\ndef add(a, b):\n    return a + helper(b)\n"
+    )
+    folder = make_problem(files={"solutions/wrong/minus.py": grown})
+    assert failing(check_problem(load_problem(folder))) == {
+        "minus.py differs as declared": "3 lines of code differ from reference.py, more than"
+        " the 1 declared; first: line 3: def helper(a):"
+    }
+
+
+def test_comments_and_blank_lines_are_not_counted_as_differing(
+    make_problem: MakeProblem,
+) -> None:
+    commented = (
+        "# expect: WA at case small\n# differs: 1 line\n# The mistake: subtracts.\n\n"
+        "def add(a, b):\n\n    # should be a + b\n    return a - b\n"
+    )
+    folder = make_problem(files={"solutions/wrong/minus.py": commented})
+    assert failing(check_problem(load_problem(folder))) == {}
+
+
+def test_diff_size_counts_a_changed_added_or_removed_line_once() -> None:
+    reference = "a = 1\nb = 2\nc = 3\n"
+    assert diff_size(reference, reference) == (0, "")
+    assert diff_size(reference, "a = 1\nb = 5\nc = 3\n") == (1, "line 2: b = 5")
+    assert diff_size(reference, "a = 1\nb = 2\nx = 0\nc = 3\n")[0] == 1
+    assert diff_size(reference, "a = 1\nc = 3\n") == (1, "reference.py line 2 removed: b = 2")
+
+
+@pytest.mark.parametrize(
+    ("header", "field", "message"),
+    [
+        ("def add(a, b):\n", "expect", "first line must be '# expect: VERDICT at case NAME"),
+        ("# expect: WA\n# differs: 1 line\n", "expect", "says no place: add 'at case NAME'"),
+        ("# expect: FAIL at case small\n# differs: 1 line\n", "expect", "unknown verdict 'FAIL'"),
+        ("# expect: AC at case small\n# differs: 1 line\n", "expect", "AC is not a failure"),
+        ("# expect: WA at small\n# differs: 1 line\n", "expect", "'small' must be 'case NAME'"),
+        ("# expect: WA at case small step x\n# differs: 1 line\n", "expect", "must be 'case NAME"),
+        ("# expect: WA at case Small\n# differs: 1 line\n", "expect", "must be 'case NAME"),
+        ("# expect: WA at case small\n", "differs", "second line must be '# differs: N lines'"),
+        ("# expect: WA at case small\n# differs: 0 lines\n", "differs", "by >= 1 line"),
+        ("# expect: WA at case small\n# differs: two lines\n", "differs", "second line must"),
+    ],
+)
+def test_a_malformed_header_is_a_spec_error_naming_the_file_and_field(
+    make_problem: MakeProblem, header: str, field: str, message: str
+) -> None:
+    folder = make_problem(files={"solutions/wrong/bad.py": header + "def add(a, b):\n    pass\n"})
+    with pytest.raises(SpecError) as info:
+        load_problem(folder).wrong_solutions()
+    assert info.value.file == "solutions/wrong/bad.py" and info.value.field == field
+    assert str(info.value).startswith(f"solutions/wrong/bad.py: {field}: ")
+    assert message in str(info.value)
+
+
+def test_a_header_declares_verdict_case_step_and_op(make_problem: MakeProblem) -> None:
+    header = "# expect: WA at case trace step 2 (add(n=(3)))\n# differs: 1 line\n"
+    wrong = {
+        w.path.name: w for w in load_problem(make_counter(make_problem, header)).wrong_solutions()
+    }
+    assert wrong["off.py"].first_failure == FirstFailure(Verdict.WA, "trace", 2, "add(n=(3))")
+    assert wrong["off.py"].expect is Verdict.WA and wrong["off.py"].differs == 1
+    assert wrong["never.py"].first_failure == FirstFailure(Verdict.CE)
+
+
+def test_check_json_says_what_was_declared_and_what_happened(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_counter(make_problem, "# expect: WA at case trace step 1\n# differs: 1 line\n")
+    code = main(["--problems", str(folder.parent), "check", "--json", "counter"])
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)[0]["checks"]}
+    assert code == 1
+    assert checks["off.py fails as declared"]["ok"] is False
+    assert checks["off.py fails as declared"]["declared"] == "expect: WA at case trace step 1"
+    assert checks["off.py fails as declared"]["actual"] == (
+        "expect: WA at case trace step 2 (add(n=(3)))"
+    )
+    assert checks["off.py differs as declared"] | {"detail": ""} == {
+        "name": "off.py differs as declared",
+        "ok": True,
+        "detail": "",
+        "declared": "differs: 1 line",
+        "actual": "differs: 1 line",
+    }
+    assert "declared" not in checks["starter not AC"]
+
+
+def test_judge_run_never_imports_difflib() -> None:
+    """difflib belongs to `judge check`; the modules `judge run` loads stay free of it."""
+    code = (
+        "import sys, judge.cli, judge.judging, judge.problemset, judge.spec\n"
+        "sys.exit('difflib' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60)
+    assert proc.returncode == 0
