@@ -251,7 +251,7 @@ def _error_message(exc: urllib.error.HTTPError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m web.cli serve|submit ...` until the judge CLI wires these in."""
+    """`python -m web.cli serve|submit ...`: the same as `judge serve|submit ...`."""
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = {"serve": serve, "submit": submit}
     if not argv or argv[0] not in commands:
