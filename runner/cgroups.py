@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-_ROOT = Path("/sys/fs/cgroup")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
 _V1_CONTROLLERS = ("memory", "pids", "cpu")
 V2_CONTROLLERS = ("cpu", "memory", "pids")
 RUNNER_LEAF = "judge-runner"  # v2: where the runner moves itself so its cgroup may delegate
@@ -45,7 +45,7 @@ def detect() -> CgroupSupport:
     if os.geteuid() != 0:
         return CgroupSupport(0, (), "not root: job cgroups off (rlimits and pid namespace only)")
     own = _own_paths()
-    v2 = _detect_v2(own.get(""))
+    v2 = detect_v2(own.get(""))
     if v2 is not None:
         return v2
     return _detect_v1(own)
@@ -61,10 +61,12 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
-def _detect_v2(own: str | None) -> CgroupSupport | None:
-    if own is None or not (_ROOT / "cgroup.controllers").exists():
+def detect_v2(own: str | None, root: Path = CGROUP_ROOT) -> CgroupSupport | None:
+    """The v2 choice for a process in cgroup `own` of the unified hierarchy at `root`
+    (None: no v2 there); delegates the job controllers when the runner is alone in `own`."""
+    if own is None or not (root / "cgroup.controllers").exists():
         return None
-    parent = _ROOT / own.lstrip("/")
+    parent = root / own.lstrip("/")
     if parent.name == RUNNER_LEAF:  # an earlier launcher in this process already delegated
         parent = parent.parent
     available = set((parent / "cgroup.controllers").read_text().split())
@@ -110,7 +112,7 @@ def _delegate(parent: Path) -> str | None:
 def _detect_v1(own: dict[str, str]) -> CgroupSupport:
     dirs: list[tuple[str, Path]] = []
     for name in _V1_CONTROLLERS:
-        mount = _ROOT / name
+        mount = CGROUP_ROOT / name
         if name not in own or not (mount / "cgroup.procs").exists():
             continue
         parent = mount / own[name].lstrip("/")

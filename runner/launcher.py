@@ -90,6 +90,12 @@ class _PooledJob:
     def host_pid(self) -> int:
         return self._job.host_pid
 
+    @property
+    def job(self) -> SandboxJob:
+        """The job behind this handle (its worker, its cgroup), to look at: the handle's
+        own methods are the way to drive it."""
+        return self._job
+
     def close_requests(self) -> None:
         self._job.close_requests()
         self.request_fd = -1

@@ -51,6 +51,11 @@ class WorkerPool:
     def warm(self) -> bool:
         return self.size > 0
 
+    def workers(self) -> tuple[WorkerProcess, ...]:
+        """Every worker this pool holds now, idle or running a job (a snapshot)."""
+        with self._lock:
+            return tuple(self._all)
+
     def _start(self, preload: tuple[str, ...] | None = None) -> WorkerProcess:
         chosen = self.preload if preload is None else preload
         worker = WorkerProcess(self.layout, self.identity, chosen)

@@ -69,7 +69,7 @@ class RecordingLauncher:
 
     def launch(self, problem: ProblemSpec, limits: Limits):  # type: ignore[no-untyped-def]
         handle = self.inner.launch(problem, limits)
-        job = handle._job
+        job = handle.job
         dirs = tuple(job.cgroup.dirs.values()) if job.cgroup else ()
         self.jobs.append(JobMark(handle.host_pid, PidNamespace(handle.host_pid), dirs))
         return handle

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,7 +86,7 @@ def test_without_root_or_writable_cgroups_doctor_gets_a_reason() -> None:
     assert SUPPORT.version in (0, 1, 2)
 
 
-def _fake_v2(root, own_procs: str):  # type: ignore[no-untyped-def]
+def _fake_v2(root: Path, own_procs: str) -> Path:
     """A cgroup v2 tree as plain files: enough to test the delegation decisions."""
     (root / "cgroup.controllers").write_text("cpu memory pids io\n")
     service = root / "svc"
@@ -96,27 +97,25 @@ def _fake_v2(root, own_procs: str):  # type: ignore[no-untyped-def]
     return service
 
 
-def test_v2_runner_alone_in_its_cgroup_moves_itself_into_a_leaf(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_v2_runner_alone_in_its_cgroup_moves_itself_into_a_leaf(tmp_path: Path) -> None:
     import os
 
     from runner import cgroups
 
     service = _fake_v2(tmp_path, f"{os.getpid()}\n")
-    monkeypatch.setattr(cgroups, "_ROOT", tmp_path)
-    support = cgroups._detect_v2("/svc")
+    support = cgroups.detect_v2("/svc", root=tmp_path)
     assert support is not None and support.version == 2
     assert (service / "judge-runner" / "cgroup.procs").read_text() == str(os.getpid())
     assert (service / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
-    again = cgroups._detect_v2("/svc/judge-runner")  # a second launcher in the same process
+    again = cgroups.detect_v2("/svc/judge-runner", root=tmp_path)  # a second launcher, same process
     assert again is not None and again.dirs == support.dirs
 
 
-def test_v2_cgroup_shared_with_other_processes_is_not_taken_over(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_v2_cgroup_shared_with_other_processes_is_not_taken_over(tmp_path: Path) -> None:
     from runner import cgroups
 
     _fake_v2(tmp_path, "1\n2\n")
-    monkeypatch.setattr(cgroups, "_ROOT", tmp_path)
-    support = cgroups._detect_v2("/svc")
+    support = cgroups.detect_v2("/svc", root=tmp_path)
     assert support is not None and support.version == 0
     assert "holds other processes" in support.reason
     assert not (tmp_path / "svc" / "judge-runner").exists()

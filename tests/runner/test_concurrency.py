@@ -80,7 +80,7 @@ def test_a_worker_dying_mid_job_is_an_internal_error_and_is_replaced(
 
         def launch(self, problem, limits):  # type: ignore[no-untyped-def]
             handle = two_workers.launch(problem, limits)
-            jobs.append(handle._job)
+            jobs.append(handle.job)
             started.set()
             return handle
 

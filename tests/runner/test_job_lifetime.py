@@ -45,7 +45,7 @@ def _kill_worker_when_job_runs(launcher: SandboxLauncher, recorder: RecordingLau
         if recorder.jobs and len(recorder.jobs[0].pid_ns.members()) >= 4:
             break
         time.sleep(0.02)
-    for worker in list(launcher.pool._all):
+    for worker in launcher.pool.workers():
         worker.kill()
 
 
