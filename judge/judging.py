@@ -179,10 +179,13 @@ def _overall(
     return overall(verdicts), None
 
 
-def internal_error(problem: ProblemSpec, seed: int | None, detail: str) -> Report:
+def internal_error(problem: ProblemSpec | str, seed: int | None, detail: str) -> Report:
+    """The report of a run the judge could not complete: IE, with `detail` for admins.
+    `problem` may be a bare slug when no spec could be loaded."""
+    slug, version = (problem, "") if isinstance(problem, str) else (problem.slug, problem.version)
     return Report(
-        problem=problem.slug,
-        version=problem.version,
+        problem=slug,
+        version=version,
         verdict=Verdict.IE,
         score=0,
         cases=(),

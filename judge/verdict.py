@@ -18,6 +18,9 @@ class Verdict(str, Enum):
     WA = "WA"
     AC = "AC"
 
+    def __str__(self) -> str:  # "AC", not "Verdict.AC", in pages, logs and f-strings
+        return self.value
+
     @property
     def severity(self) -> int:
         """Lower is more severe."""

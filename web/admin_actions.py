@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from web import standings
 from web.db import changed, utcnow
-from web.models import ProblemFlag, Submission
+from web.models import ProblemFlag, Submission, SubmissionStatus
 from web.state import PlatformState
 
 
@@ -16,7 +16,7 @@ def rejudge(state: PlatformState, db: Session, slug: str, version: str | None) -
     against the problem as it is on disk now; returns how many were re-queued."""
     state.catalog.reload()
     problem = state.catalog.find(db, slug, admin=True)
-    where = [Submission.problem_slug == problem.slug, Submission.status == "done"]
+    where = [Submission.problem_slug == problem.slug, Submission.status == SubmissionStatus.DONE]
     if version is not None:
         where.append(Submission.problem_version == version)
     users = set(db.scalars(select(Submission.user_id).where(*where).distinct()))
@@ -27,7 +27,7 @@ def rejudge(state: PlatformState, db: Session, slug: str, version: str | None) -
     # Enqueue every queued row of the problem: duplicates are harmless (a job claims its
     # row atomically) and none is missed if a verdict landed between the reads above.
     queued = select(Submission.id).where(
-        Submission.problem_slug == problem.slug, Submission.status == "queued"
+        Submission.problem_slug == problem.slug, Submission.status == SubmissionStatus.QUEUED
     )
     for submission_id in db.scalars(queued.order_by(Submission.id)):
         state.queue.enqueue(submission_id)
@@ -35,7 +35,7 @@ def rejudge(state: PlatformState, db: Session, slug: str, version: str | None) -
 
 
 _CLEARED = {
-    "status": "queued",
+    "status": SubmissionStatus.QUEUED,
     "verdict": None,
     "points": 0,
     "passed": 0,

@@ -17,7 +17,7 @@ from web.config import WebConfig, load_config
 from web.db import make_engine, make_sessions
 from web.errors import register_error_handlers
 from web.i18n import pick_language, translate
-from web.jobqueue import WorkerPool
+from web.jobqueue import EmbeddedQueue
 from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import RateLimiter
@@ -62,17 +62,17 @@ def _make_state(config: WebConfig) -> PlatformState:
         problems_dir=config.problems_dir,
     )
     _hide_from_submissions(judge, config)
-    pool_ref: list[WorkerPool] = []
+    pool_ref: list[EmbeddedQueue] = []
     ctx = JobContext(
         sessions=sessions,
         problems=catalog,
         judge_seed=config.judge_seed,
         judge=judge,
         max_attempts=config.max_job_attempts,
-        requeue=lambda sid: pool_ref[0].enqueue(sid),
+        requeue=lambda sid, delay_s: pool_ref[0].enqueue(sid, delay_s),
         retry_delay_s=config.retry_delay_s,
     )
-    pool = WorkerPool(lambda sid: run_job(ctx, sid), config.workers)
+    pool = EmbeddedQueue(lambda sid: run_job(ctx, sid), config.workers)
     pool_ref.append(pool)
     if config.start_workers:
         pool.start()

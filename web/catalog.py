@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from judge.spec import ProblemSpec
 from web import judging
-from web.errors import ApiError
+from web.errors import Invalid, NotFound
 from web.models import ProblemFlag
 
 
@@ -21,8 +21,8 @@ class ProblemCatalog:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._lock = threading.Lock()
-        self._problems: list[Any] = []
-        self._by_slug: dict[str, Any] = {}
+        self._problems: list[ProblemSpec] = []
+        self._by_slug: dict[str, ProblemSpec] = {}
         self.reload()
 
     def reload(self) -> None:
@@ -33,10 +33,10 @@ class ProblemCatalog:
             self._problems = problems
             self._by_slug = {p.slug: p for p in problems}
 
-    def all(self) -> list[Any]:
+    def all(self) -> list[ProblemSpec]:
         return list(self._problems)
 
-    def get(self, slug: str) -> Any:
+    def get(self, slug: str) -> ProblemSpec:
         """The spec; raises judging.UnknownProblem (with a did-you-mean) for an unknown slug."""
         problem = self._by_slug.get(slug)
         if problem is None:
@@ -46,15 +46,15 @@ class ProblemCatalog:
     def hidden(self, db: Session) -> set[str]:
         return set(db.scalars(select(ProblemFlag.slug).where(ProblemFlag.hidden.is_(True))))
 
-    def visible(self, db: Session, *, admin: bool) -> list[Any]:
+    def visible(self, db: Session, *, admin: bool) -> list[ProblemSpec]:
         """Every problem for an admin; the others without hidden ones."""
         hidden = set() if admin else self.hidden(db)
         return [p for p in self.all() if p.slug not in hidden]
 
-    def find(self, db: Session, slug: object, *, admin: bool) -> Any:
-        """A problem the viewer may see, or a 404 with the core's did-you-mean message."""
+    def find(self, db: Session, slug: object, *, admin: bool) -> ProblemSpec:
+        """A problem the viewer may see, or NotFound with the core's did-you-mean message."""
         if not isinstance(slug, str) or not slug:
-            raise ApiError(400, "missing_field", "problem must be a problem slug", field="problem")
+            raise Invalid("missing_field", "problem must be a problem slug", field="problem")
         hidden = set() if admin else self.hidden(db)
         try:
             problem = self.get(slug)
@@ -66,6 +66,6 @@ class ProblemCatalog:
         return problem
 
 
-def _unknown(slug: str, suggestion: str | None) -> ApiError:
+def _unknown(slug: str, suggestion: str | None) -> NotFound:
     hint = f"; did you mean {suggestion!r}?" if suggestion else ""
-    return ApiError(404, "unknown_problem", f"unknown problem {slug!r}{hint}", field="problem")
+    return NotFound("unknown_problem", f"unknown problem {slug!r}{hint}", field="problem")

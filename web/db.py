@@ -5,10 +5,33 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from enum import Enum
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import CursorResult, Engine, Executable, create_engine, event
+from sqlalchemy import CursorResult, Dialect, Engine, Executable, String, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.types import TypeDecorator
+
+E = TypeVar("E", bound=Enum)
+
+
+class EnumText(TypeDecorator[E], Generic[E]):
+    """An enum stored as its text value in a plain VARCHAR (no database enum type, no
+    schema change): rows read back as members, and a value outside the enum is refused
+    before it is written."""
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, enum: type[E], length: int) -> None:
+        super().__init__(length)
+        self.enum = enum
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else str(self.enum(value).value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> E | None:
+        return None if value is None else self.enum(value)
 
 
 def utcnow() -> datetime:

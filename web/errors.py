@@ -24,6 +24,37 @@ _HTTP_CODES = {
 }
 
 
+class DomainError(Exception):
+    """A rule of the platform that a request broke, said without HTTP: the domain modules
+    (catalog, submissions, rate limits) raise these; `STATUS_OF` maps them to a status in
+    this one place."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+class NotFound(DomainError):
+    """No such thing, or one this viewer may not see (the same answer for both)."""
+
+
+class Invalid(DomainError):
+    """A value that breaks a rule (names the field)."""
+
+
+class RateLimited(DomainError):
+    """Too many events for one key; says when to retry."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("rate_limited", message)
+        self.retry_after = retry_after
+
+
+STATUS_OF: dict[type[DomainError], int] = {NotFound: 404, Invalid: 400, RateLimited: 429}
+
+
 class ApiError(Exception):
     """A user-caused error with a status, a stable code and a message fit to show."""
 
@@ -58,6 +89,7 @@ def wants_json() -> bool:
 
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(ApiError, _api_error)
+    app.register_error_handler(DomainError, _domain_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected)
 
@@ -68,6 +100,12 @@ def _unexpected(exc: Exception) -> Any:
     log.exception("unhandled %s on %s %s", type(exc).__name__, request.method, request.path)
     message = "the server failed on this request; it has been logged"
     return _api_error(ApiError(500, "internal_error", message))
+
+
+def _domain_error(exc: DomainError) -> tuple[Response | str, int, dict[str, str]]:
+    retry = exc.retry_after if isinstance(exc, RateLimited) else None
+    status = STATUS_OF[type(exc)]
+    return _api_error(ApiError(status, exc.code, exc.message, field=exc.field, retry_after=retry))
 
 
 def _api_error(exc: ApiError) -> tuple[Response | str, int, dict[str, str]]:

@@ -1,5 +1,5 @@
 """The judging queue. The platform only needs `enqueue(submission_id)`; the embedded
-backend is a pool of threads in this process. A distributed backend implements the same
+backend is a set of threads in this process. A distributed backend implements the same
 protocol (its workers call `web.jobs.run_job`)."""
 
 from __future__ import annotations
@@ -14,16 +14,19 @@ log = logging.getLogger(__name__)
 
 
 class JudgeQueue(Protocol):
-    def enqueue(self, submission_id: int) -> None: ...
+    def enqueue(self, submission_id: int, delay_s: float = 0.0) -> None:
+        """Queue `submission_id`, after `delay_s` seconds if given (an IE retry's pause)."""
+        ...
 
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
 
 
-class WorkerPool:
-    """Threads that take submission ids and run `job(id)`; the job itself claims the row
-    atomically, so an id queued twice is still judged once."""
+class EmbeddedQueue:
+    """Threads in this process that take submission ids and run `job(id)`; the job itself
+    claims the row atomically, so an id queued twice is still judged once. A delayed id
+    waits on a timer, not in a judging thread, so a retry's pause never stalls a worker."""
 
     def __init__(self, job: Callable[[int], None], workers: int) -> None:
         if workers < 1:
@@ -32,9 +35,23 @@ class WorkerPool:
         self._workers = workers
         self._ids: queue.Queue[int | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
+        self._timers: set[threading.Timer] = set()
+        self._timers_lock = threading.Lock()
 
-    def enqueue(self, submission_id: int) -> None:
-        self._ids.put(submission_id)
+    def enqueue(self, submission_id: int, delay_s: float = 0.0) -> None:
+        if delay_s <= 0:
+            self._ids.put(submission_id)
+            return
+        timer = threading.Timer(delay_s, self._after_delay, args=(submission_id,))
+        timer.daemon = True
+        with self._timers_lock:
+            self._timers.add(timer)
+        timer.start()
+
+    def _after_delay(self, submission_id: int) -> None:
+        self._ids.put(submission_id)  # first: join() must never see neither timer nor id
+        with self._timers_lock:
+            self._timers = {t for t in self._timers if t is not threading.current_thread()}
 
     def start(self) -> None:
         for n in range(self._workers):
@@ -43,6 +60,12 @@ class WorkerPool:
             self._threads.append(thread)
 
     def stop(self, timeout: float = 30.0) -> None:
+        # A row waiting for its retry stays 'queued' in the database: the next start
+        # (web.jobs.recover) queues it again.
+        with self._timers_lock:
+            timers, self._timers = list(self._timers), set()
+        for timer in timers:
+            timer.cancel()
         for _ in self._threads:
             self._ids.put(None)
         for thread in self._threads:
@@ -50,8 +73,16 @@ class WorkerPool:
         self._threads.clear()
 
     def join(self) -> None:
-        """Wait until every queued id has been processed (tests and benchmarks)."""
-        self._ids.join()
+        """Wait until every queued id, delayed ones included, has been processed (tests and
+        benchmarks)."""
+        while True:
+            self._ids.join()
+            with self._timers_lock:
+                pending = list(self._timers)
+                if not pending and self._ids.unfinished_tasks == 0:
+                    return
+            for timer in pending:
+                timer.join()
 
     def _loop(self) -> None:
         while True:

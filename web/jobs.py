@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.judging import internal_error
+from judge.verdict import Verdict
 from web import judging, standings
 from web.db import changed, transaction, utcnow
-from web.models import Submission
+from web.models import Submission, SubmissionStatus
+
+if TYPE_CHECKING:  # the catalog imports the judging seam too; only the type is needed here
+    from web.catalog import ProblemCatalog
+
+QUEUED, RUNNING, DONE = SubmissionStatus.QUEUED, SubmissionStatus.RUNNING, SubmissionStatus.DONE
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +29,11 @@ class JobContext:
     """What a worker needs; built once per process."""
 
     sessions: sessionmaker[Session]
-    problems: Any  # judge.problemset.ProblemSet
+    problems: ProblemCatalog
     judge_seed: int
     judge: judging.Judge
     max_attempts: int
-    requeue: Callable[[int], None]
+    requeue: Callable[[int, float], None]  # (submission id, delay in seconds)
     retry_delay_s: float = 0.0
 
 
@@ -37,16 +42,16 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
     if claimed is None:
         return  # judged or claimed elsewhere already
     slug, code, attempt = claimed
-    outcome = _judge(ctx, slug, code)
-    if outcome.verdict == "IE" and attempt < ctx.max_attempts:
+    run = _judge(ctx, slug, code)
+    if run.verdict is Verdict.IE and attempt < ctx.max_attempts:
         # The judge failed, not the submission: put it back rather than store a verdict.
         log.warning("submission %s: internal error on try %s; retrying", submission_id, attempt)
-        time.sleep(ctx.retry_delay_s * attempt)  # a failing judge often needs a moment
         with transaction(ctx.sessions) as db:
-            _set_status(db, submission_id, "running", status="queued")
-        ctx.requeue(submission_id)
+            _set_status(db, submission_id, RUNNING, status=QUEUED)
+        # A failing judge often needs a moment: the queue waits, not this judging thread.
+        ctx.requeue(submission_id, ctx.retry_delay_s * attempt)
         return
-    _store(ctx, submission_id, outcome)
+    _store(ctx, submission_id, run)
 
 
 def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
@@ -54,8 +59,8 @@ def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
         claimed = changed(
             db,
             update(Submission)
-            .where(Submission.id == submission_id, Submission.status == "queued")
-            .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1),
+            .where(Submission.id == submission_id, Submission.status == QUEUED)
+            .values(status=RUNNING, started_at=utcnow(), attempts=Submission.attempts + 1),
         )
         if claimed != 1:
             return None
@@ -67,29 +72,25 @@ def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
         return row[0], row[1], row[2]
 
 
-def _judge(ctx: JobContext, slug: str, code: str) -> judging.Outcome:
+def _judge(ctx: JobContext, slug: str, code: str) -> judging.JudgedRun:
     try:
         problem = ctx.problems.get(slug)
         return judging.judge(ctx.judge, problem, code, seed=ctx.judge_seed)
     except judging.UnknownProblem:
-        return internal_error(f"problem {slug!r} is no longer on the server")
+        detail = f"problem {slug!r} is no longer on the server"
     except Exception as exc:
         log.exception("judging %s failed", slug)
-        return internal_error(f"the judge failed: {type(exc).__name__}")
+        detail = f"the judge failed: {type(exc).__name__}"
+    return judging.judged_run(0, internal_error(slug, ctx.judge_seed, detail))
 
 
-def internal_error(message: str) -> judging.Outcome:
-    report = {"verdict": "IE", "internal_error": message, "cases": []}
-    return judging.Outcome("IE", "", 0, 0, 0, None, json.dumps(report))
-
-
-def _store(ctx: JobContext, submission_id: int, outcome: judging.Outcome) -> None:
+def _store(ctx: JobContext, submission_id: int, outcome: judging.JudgedRun) -> None:
     with transaction(ctx.sessions) as db:
         stored = _set_status(
             db,
             submission_id,
-            "running",
-            status="done",
+            RUNNING,
+            status=DONE,
             verdict=outcome.verdict,
             problem_version=outcome.version or None,
             points=outcome.points,
@@ -112,7 +113,7 @@ def _store(ctx: JobContext, submission_id: int, outcome: judging.Outcome) -> Non
         standings.refresh(db, user_id, slug)
 
 
-def _set_status(db: Session, submission_id: int, current: str, **values: Any) -> int:
+def _set_status(db: Session, submission_id: int, current: SubmissionStatus, **values: Any) -> int:
     return changed(
         db,
         update(Submission)
@@ -124,8 +125,8 @@ def _set_status(db: Session, submission_id: int, current: str, **values: Any) ->
 def recover(sessions: sessionmaker[Session]) -> list[int]:
     """After a restart: rows left 'running' go back to 'queued'; returns every queued id."""
     with transaction(sessions) as db:
-        db.execute(update(Submission).where(Submission.status == "running").values(status="queued"))
+        db.execute(update(Submission).where(Submission.status == RUNNING).values(status=QUEUED))
         ids = db.scalars(
-            select(Submission.id).where(Submission.status == "queued").order_by(Submission.id)
+            select(Submission.id).where(Submission.status == QUEUED).order_by(Submission.id)
         ).all()
     return list(ids)

@@ -1,5 +1,9 @@
 """The one place the platform calls the judge core: loading problems, checking source,
-judging, and reading a report into the columns the platform stores."""
+judging, and reading a report into the columns the platform stores.
+
+The seam is typed: a judge takes a `ProblemSpec` and returns the core's `Report`. A dict
+appears only where a process boundary is crossed (the unsafe-local pool's processes),
+and is decoded once there with `Report.from_dict`."""
 
 from __future__ import annotations
 
@@ -20,25 +24,28 @@ from judge.errors import SourceError, UnknownProblem
 from judge.judging import judge_source
 from judge.launch import ChildUser
 from judge.problemset import ProblemSet
+from judge.report import Report
 from judge.source import validate_source
+from judge.spec import ProblemSpec
+from judge.verdict import Verdict
 from web.unsafe_local import PoolLauncher, child_user, kill_running
 
-__all__ = ["Judge", "Outcome", "ProblemSet", "UnknownProblem", "judge", "make_judge"]
-
-FINAL_VERDICTS = ("AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE")
+__all__ = ["Judge", "JudgedRun", "ProblemSet", "UnknownProblem", "judge", "make_judge"]
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    """A judged run, as stored on a submission row."""
+class JudgedRun:
+    """A judged run, as stored on a submission row (the core's Report, in columns)."""
 
-    verdict: str
+    verdict: Verdict
     version: str
     points: int
     passed: int
     total: int
     time_ms: float | None
     report_json: str
+    # Speed problems' measured rate and spread: no report carries a speed yet (the
+    # torch-tier problems add the producer), so these stay None until then.
     metric: float | None = None
     metric_spread: float | None = None
     hardware: str | None = None
@@ -68,9 +75,9 @@ def _launcher_factory(spec: str) -> Any:
 
 
 class Judge(Protocol):
-    """Runs one submission and returns the core's report as a dict (admin view)."""
+    """Runs one submission and returns the core's report."""
 
-    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]: ...
+    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report: ...
 
     def close(self) -> None: ...
 
@@ -100,10 +107,11 @@ class LocalJudge:
             initargs=(self._spec, self.user, os.getpid()),
         )
 
-    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
+    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
         pool = self._pool
         try:
-            return dict(pool.submit(_judge_in_worker, problem, code, seed).result())
+            # The pool process sends the admin view as plain data; decoded once, here.
+            return Report.from_dict(pool.submit(_judge_in_worker, problem, code, seed).result())
         except BrokenProcessPool:
             with self._lock:  # a worker died: replace the pool; the job is retried as IE
                 if self._pool is pool:
@@ -144,7 +152,7 @@ def _exit_with(server_pid: int) -> None:
     os._exit(1)
 
 
-def _judge_in_worker(problem: Any, code: str, seed: int) -> dict[str, Any]:
+def _judge_in_worker(problem: ProblemSpec, code: str, seed: int) -> dict[str, Any]:
     report = judge_source(problem, code, seed=seed, launcher=_WORKER_LAUNCHER)
     return dict(report.to_dict(admin=True))
 
@@ -157,8 +165,8 @@ class SandboxJudge:
 
         self.runner = Runner(pool_size=workers, problems_root=problems_dir)
 
-    def run(self, problem: Any, code: str, seed: int) -> dict[str, Any]:
-        return dict(self.runner.judge(problem, code, seed=seed).to_dict(admin=True))
+    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
+        return self.runner.judge(problem, code, seed=seed)
 
     def close(self) -> None:
         self.runner.close()
@@ -181,52 +189,39 @@ def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path)
     raise ValueError(f"judge backend {backend!r} must be one of {', '.join(BACKENDS)}")
 
 
-def judge(engine: Judge, problem: Any, code: str, *, seed: int) -> Outcome:
+def judge(engine: Judge, problem: ProblemSpec, code: str, *, seed: int) -> JudgedRun:
     try:
         report = engine.run(problem, code, seed)
     except SourceError as exc:
         # Checked before storing, so only a changed limit gets here; the source is at fault.
-        report = {"verdict": "CE", "compile_error": {"kind": "source", "message": str(exc)}}
-    return outcome_from_report(problem.points, report)
+        report = Report(
+            problem=problem.slug,
+            version=problem.version,
+            verdict=Verdict.CE,
+            score=0,
+            cases=(),
+            compile_error={"kind": "source", "line": None, "message": str(exc)},
+            seed="secret",
+        )
+    return judged_run(problem.points, report)
 
 
-def outcome_from_report(max_points: int, report: dict[str, Any]) -> Outcome:
-    verdict = str(report.get("verdict", "IE"))
-    if verdict not in FINAL_VERDICTS:
-        verdict = "IE"
-    speed = _table(report.get("speed"))
-    env = _table(report.get("environment"))
-    return Outcome(
-        verdict=verdict,
-        version=str(report.get("version", "")),
-        points=_points(max_points, verdict, report.get("score")),
-        passed=int(report.get("passed", 0)),
-        total=int(report.get("total", 0)),
-        time_ms=_number(report.get("time_ms")),
-        report_json=json.dumps(report, ensure_ascii=False, allow_nan=False),
-        metric=_number(speed.get("tokens_per_s")) if verdict == "AC" else None,
-        metric_spread=_number(speed.get("spread")),
-        hardware=_hardware(env),
+def judged_run(max_points: int, report: Report) -> JudgedRun:
+    """The columns a submission row stores for `report`."""
+    return JudgedRun(
+        verdict=report.verdict,
+        version=report.version,
+        # The core scores a run in points (the problem's points on AC, else 0); clamped so
+        # a report can never award more than the problem is worth.
+        points=max(0, min(max_points, report.score)) if report.verdict is Verdict.AC else 0,
+        passed=report.passed,
+        total=len(report.cases),
+        time_ms=report.time_ms,
+        report_json=json.dumps(report.to_dict(admin=True), ensure_ascii=False, allow_nan=False),
+        hardware=_hardware(report.environment),
     )
 
 
-def _points(max_points: int, verdict: str, score: Any) -> int:
-    # The core scores a run in points: the problem's points on AC, else 0. Clamped so a
-    # report can never award more than the problem is worth.
-    value = _number(score)
-    if verdict != "AC" or value is None:
-        return 0
-    return max(0, min(max_points, int(value)))
-
-
-def _table(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _hardware(env: dict[str, Any]) -> str | None:
+def _hardware(env: dict[str, str]) -> str | None:
     parts = [str(env[key]) for key in ("device", "gpu", "cpu") if env.get(key)]
     return " / ".join(parts)[:200] or None

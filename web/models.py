@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import (
     Boolean,
@@ -16,9 +17,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from web.db import utcnow
+from judge.verdict import Verdict
+from web.db import EnumText, utcnow
 
-STATUSES = ("queued", "running", "done")
+
+class SubmissionStatus(StrEnum):
+    """Where a stored submission is: waiting, being judged, or judged (its verdict set)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
 
 
 class Base(DeclarativeBase):
@@ -63,10 +71,12 @@ class Submission(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     problem_slug: Mapped[str] = mapped_column(String(64))
     code: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[SubmissionStatus] = mapped_column(
+        EnumText(SubmissionStatus, 16), default=SubmissionStatus.QUEUED
+    )
     # Filled when judged: the problem version the verdict is for, and the verdict.
     problem_version: Mapped[str | None] = mapped_column(String(64))
-    verdict: Mapped[str | None] = mapped_column(String(8))
+    verdict: Mapped[Verdict | None] = mapped_column(EnumText(Verdict, 8))
     points: Mapped[int] = mapped_column(Integer, default=0)
     passed: Mapped[int] = mapped_column(Integer, default=0)
     total: Mapped[int] = mapped_column(Integer, default=0)

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 
 from web.config import RateLimit
-from web.errors import ApiError
+from web.errors import RateLimited
 from web.i18n import say
 
 
@@ -22,12 +22,12 @@ class RateLimiter:
         self._lock = threading.Lock()
 
     def hit(self, key: str, limit: RateLimit, what: str) -> None:
-        """Count one event for `key`, or raise 429 saying when to retry."""
+        """Count one event for `key`, or raise RateLimited saying when to retry."""
         self.check(key, limit, what)
         self.record(key, limit)
 
     def check(self, key: str, limit: RateLimit, what: str) -> None:
-        """Raise 429 if `key` has used up `limit`, without counting an event (for limits
+        """Raise RateLimited if `key` has used up `limit`, without counting an event (for limits
         that count only failures: check first, record once the attempt has failed)."""
         now = self._clock()
         with self._lock:
@@ -37,7 +37,7 @@ class RateLimiter:
                 message = say(
                     "err_rate", what=what, count=limit.count, span=_span(limit.per_s), retry=retry
                 )
-                raise ApiError(429, "rate_limited", message, retry_after=retry)
+                raise RateLimited(message, retry)
 
     def record(self, key: str, limit: RateLimit) -> None:
         """Count one event for `key`, whether or not the limit is reached."""

@@ -13,11 +13,12 @@ from typing import Any
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from judge.verdict import Verdict
 from web.db import changed
-from web.models import ProblemResult, Standing, Submission, User
+from web.models import ProblemResult, Standing, Submission, SubmissionStatus, User
 
 # Verdicts that are the submitter's fault and count as a wrong try before solving.
-PENALISED = ("WA", "TLE", "MLE", "OLE", "RE")
+PENALISED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.OLE, Verdict.RE})
 RESULTS: Table = ProblemResult.__table__  # type: ignore[assignment]
 STANDINGS: Table = Standing.__table__  # type: ignore[assignment]
 
@@ -25,7 +26,7 @@ STANDINGS: Table = Standing.__table__  # type: ignore[assignment]
 @dataclass(frozen=True, slots=True)
 class Attempt:
     id: int
-    verdict: str
+    verdict: Verdict
     points: int
     created_at: datetime
     metric: float | None
@@ -46,13 +47,13 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
         .where(
             Submission.user_id == user_id,
             Submission.problem_slug == slug,
-            Submission.status == "done",
+            Submission.status == SubmissionStatus.DONE,
             Submission.verdict.is_not(None),
-            Submission.verdict != "IE",
+            Submission.verdict != Verdict.IE,
         )
         .order_by(Submission.id)
     ).all()
-    attempts = [Attempt(r.id, r.verdict or "", r.points, r.created_at, r.metric) for r in rows]
+    attempts = [Attempt(r.id, r.verdict, r.points, r.created_at, r.metric) for r in rows]
     key = (RESULTS.c.user_id == user_id) & (RESULTS.c.problem_slug == slug)
     if not attempts:
         db.execute(delete(RESULTS).where(key))
@@ -64,9 +65,9 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
 def summarise(attempts: list[Attempt]) -> dict[str, Any]:
     """A user's result on one problem from their judged attempts, oldest first."""
     best = max(a.points for a in attempts)
-    first_ac = next((i for i, a in enumerate(attempts) if a.verdict == "AC"), None)
+    first_ac = next((i for i, a in enumerate(attempts) if a.verdict is Verdict.AC), None)
     wrong = sum(a.verdict in PENALISED for a in attempts[:first_ac]) if first_ac is not None else 0
-    timed = [a for a in attempts if a.verdict == "AC" and a.metric is not None]
+    timed = [a for a in attempts if a.verdict is Verdict.AC and a.metric is not None]
     fastest = max(timed, key=lambda a: (a.metric, -a.id)) if timed else None
     return {
         "best_points": best,

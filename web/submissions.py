@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, defer
 from web import judging
 from web.auth import Viewer, username_key
 from web.db import iso
-from web.errors import ApiError
+from web.errors import Invalid, NotFound
 from web.i18n import say
 from web.inputs import MAX_ID
 from web.models import Submission, User
@@ -42,7 +42,7 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     problem = state.catalog.find(db, slug, admin=viewer.is_admin)
     reason = judging.source_problem(code)
     if reason is not None:
-        raise ApiError(400, "invalid_code", reason, field="code")
+        raise Invalid("invalid_code", reason, field="code")
     limits = state.config
     state.limiter.hit(f"submit:user:{viewer.id}", limits.submit_per_user, say("what_submissions"))
     state.limiter.hit(f"submit:ip:{ip}", limits.submit_per_ip, say("what_submissions_ip"))
@@ -72,7 +72,7 @@ def find(db: Session, submission_id: int, hidden: tuple[str, ...] = ()) -> tuple
         ).first()
     if row is None or row[0].problem_slug in hidden:
         message = say("err_unknown_submission", id=submission_id)
-        raise ApiError(404, "unknown_submission", message)
+        raise NotFound("unknown_submission", message)
     return row[0], row[1]
 
 

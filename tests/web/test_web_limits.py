@@ -13,7 +13,7 @@ from web_problem_fixture import GOOD
 
 from web import create_app
 from web.config import RateLimit
-from web.errors import ApiError
+from web.errors import RateLimited
 from web.ratelimit import RateLimiter
 
 
@@ -135,7 +135,7 @@ def test_limiter_window_slides() -> None:
     limiter.hit("k", limit, "things")
     now[0] = 5.0
     limiter.hit("k", limit, "things")
-    with pytest.raises(ApiError) as blocked:
+    with pytest.raises(RateLimited) as blocked:
         limiter.hit("k", limit, "things")
     assert blocked.value.retry_after == 5
     now[0] = 10.5  # the first event has left the window

@@ -15,6 +15,7 @@ from web import submissions
 from web.auth import Viewer, require_user
 from web.errors import ApiError
 from web.inputs import client_ip, int_arg, json_body, required_str, text_arg
+from web.models import SubmissionStatus
 from web.state import platform
 
 bp = Blueprint("api_submissions", __name__)
@@ -29,7 +30,8 @@ def create() -> Any:
     code = required_str(body, "code")
     new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
     url = f"/api/submissions/{new_id}"
-    payload = {"id": new_id, "status": "queued", "url": url, "events_url": f"{url}/events"}
+    status = SubmissionStatus.QUEUED
+    payload = {"id": new_id, "status": status, "url": url, "events_url": f"{url}/events"}
     return jsonify(payload), 202, {"Location": url}
 
 
@@ -106,9 +108,11 @@ def _stream(
             view = _view(db, viewer, submission_id, hidden)
         if view["status"] != last:
             last = view["status"]
-            kind = "done" if last == "done" else "status"
+            # The last event is named after the final status; every earlier one "status".
+            final = last == SubmissionStatus.DONE
+            kind = SubmissionStatus.DONE.value if final else "status"
             yield f"event: {kind}\ndata: {json.dumps(view, ensure_ascii=False)}\n\n"
-            if kind == "done":
+            if final:
                 return
         time.sleep(POLL_S)
     yield "event: timeout\ndata: {}\n\n"

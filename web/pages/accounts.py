@@ -23,8 +23,6 @@ def login() -> Any:
     try:
         user = authenticate(username, request.form.get("password", ""))
     except ApiError as exc:
-        if exc.status == 429:
-            raise
         return render_template("login.html", error=exc.message, username=username), exc.status
     log_in(user)
     return redirect(safe_next(request.args.get("next")), code=303)
@@ -38,8 +36,6 @@ def register() -> Any:
     try:
         user = register_user(username, request.form.get("password", ""))
     except ApiError as exc:
-        if exc.status == 429:
-            raise
         return render_template("register.html", error=exc.message, username=username), exc.status
     log_in(user)
     return redirect(url_for("problems.index"), code=303)
@@ -66,8 +62,6 @@ def password() -> Any:
             viewer, form.get("current_password", ""), form.get("new_password", "")
         )
     except ApiError as exc:
-        if exc.status == 429:
-            raise
         return render_template("password.html", error=exc.message), exc.status
     log_in(user)  # this browser stays logged in; every other session has ended
     flash(say("password_changed"))
