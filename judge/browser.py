@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from judge.cases import Case
 from judge.checkers import CheckSpec
-from judge.child import _error, load_submission
+from judge.child import error_answer, load_submission
 from judge.errors import SourceError
 from judge.grading import grade
 from judge.outcome import Outcome, OutcomeKind
@@ -119,7 +119,7 @@ def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase
 
 
 def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
-    info = _error(case.name, exc)
+    info = error_answer(case.name, exc)
     line = info["line"]
     return Outcome(
         OutcomeKind.ERROR,

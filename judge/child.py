@@ -131,7 +131,7 @@ def _run_case(
         value = driver.run(sub, header.get("args"))
     except BaseException as exc:  # noqa: BLE001 - a case must never take the loop down
         _restore_builtins()
-        return encode_frame(_error(name, exc))
+        return encode_frame(error_answer(name, exc))
     _restore_builtins()
     tensors: list[TensorData] = []
     try:
@@ -155,7 +155,10 @@ def _restore_builtins() -> None:
             current[key] = value
 
 
-def _error(name: object, exc: BaseException) -> dict[str, object]:
+def error_answer(name: object, exc: BaseException) -> dict[str, object]:
+    """The `error` answer for case `name`, whose run raised `exc`: the exception's type, its
+    message (at most 2,000 characters), and the line and traceback in the submission's own
+    code (the judge's frames left out). Also what the browser judge reports."""
     try:
         message = f"{type(exc).__name__}: {exc}"
     except BaseException:
