@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import struct
+import sys
 
 # dtype name -> (item size in bytes, struct format or None for bfloat16)
 DTYPES: dict[str, tuple[int, str | None]] = {
@@ -99,10 +100,12 @@ class TensorData:
 
 
 def from_torch(t: object) -> TensorData:
-    """Copy a torch.Tensor into TensorData (only called where torch is already imported)."""
-    import torch
+    """Copy a torch.Tensor into TensorData.
 
-    if not isinstance(t, torch.Tensor):
+    torch is taken from sys.modules, never imported: a tensor exists only where torch is
+    loaded already, and the core stays standard-library only (it also runs in Pyodide)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(t, torch.Tensor):
         raise TypeError("not a tensor")
     dtype = str(t.dtype).removeprefix("torch.")
     if dtype not in DTYPES:
