@@ -1,4 +1,9 @@
-"""Loading Hugging Face checkpoints: an explicit name map with a shape check per tensor."""
+"""Loading Hugging Face checkpoints: an explicit name map with a shape check per tensor.
+
+The map names the model's parameters by their paths ("layers.0.attn.wqkv.weight"), so this
+module never imports the model: `Transformer.from_pretrained` opens a checkpoint here (every
+name checked, nothing read), builds the model from its config and has the weights copied in.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 import torch
 from safetensors import safe_open
+from torch import nn
 
 from mini_llm.config import ModelConfig
 from mini_llm.errors import (
@@ -17,7 +23,6 @@ from mini_llm.errors import (
     WeightError,
     WeightShapeError,
 )
-from mini_llm.model import Transformer
 
 # Tensors some exporters write that carry no weights (RoPE frequencies are recomputed).
 IGNORED_SUFFIXES = ("rotary_emb.inv_freq",)
@@ -120,32 +125,40 @@ def check_names(expected: dict[str, Target], found: dict[str, Path], cfg: ModelC
         )
 
 
-def load_pretrained(
-    path: str | Path, dtype: torch.dtype = torch.float32, device: str | torch.device = "cpu"
-) -> Transformer:
-    """Build a Transformer from a local HF folder, checking every tensor's name and shape."""
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A local HF folder whose tensor names match its config.json; no tensor read yet."""
+
+    folder: Path
+    cfg: ModelConfig
+    targets: dict[str, Target]  # HF tensor name -> where it goes
+    files: dict[str, Path]  # HF tensor name -> the safetensors file holding it
+
+
+def open_checkpoint(path: str | Path) -> Checkpoint:
+    """Read config.json and the tensor names, and check them against each other."""
     folder = Path(path)
     if not folder.is_dir():
         raise CheckpointNotFoundError(f"checkpoint folder {folder} does not exist")
     cfg = ModelConfig.from_file(folder / "config.json")
-    expected, found = hf_name_map(cfg), weight_files(folder)
-    check_names(expected, found, cfg)
-    # Build on the meta device: no time spent on a random init that is overwritten anyway.
-    with torch.device("meta"):
-        model = Transformer(cfg).to(dtype)
-    model.to_empty(device=device)
+    targets, files = hf_name_map(cfg), weight_files(folder)
+    check_names(targets, files, cfg)
+    return Checkpoint(folder, cfg, targets, files)
+
+
+def load_weights(model: nn.Module, checkpoint: Checkpoint) -> None:
+    """Copy every tensor of the checkpoint into the model's parameters, checking its shape."""
     params = dict(model.named_parameters())
     by_file: dict[Path, list[str]] = {}
-    for name in expected:
-        by_file.setdefault(found[name], []).append(name)
+    for name in checkpoint.targets:
+        by_file.setdefault(checkpoint.files[name], []).append(name)
     with torch.no_grad():
         for file, names in by_file.items():
             with safe_open(file, framework="pt") as f:
                 for name in names:
-                    _copy_tensor(f.get_tensor(name), expected[name], params, name, file)
-        if cfg.tie_word_embeddings:  # the output projection is the embedding matrix
-            model.lm_head.weight.copy_(model.embed.weight.t())
-    return model.eval().requires_grad_(False)
+                    _copy_tensor(f.get_tensor(name), checkpoint.targets[name], params, name, file)
+        if checkpoint.cfg.tie_word_embeddings:  # the output projection is the embedding matrix
+            params["lm_head.weight"].copy_(params["embed.weight"].t())
 
 
 def _copy_tensor(
