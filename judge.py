@@ -3,7 +3,7 @@
 
 import sys
 
-from judge.cli import main
+from practice_judge import main
 
 if __name__ == "__main__":
     sys.exit(main())

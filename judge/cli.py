@@ -1,4 +1,8 @@
-"""The `judge` command: list, show, init, run and check problems locally.
+"""The core's commands: list, show, init, run and check problems locally.
+
+The core names nothing above it: the `judge` entry point passes in the launcher that
+`run --sandbox` uses and the commands other packages add (serve, submit, runner), through
+`main(argv, sandbox=..., commands=...)`. Alone (`python -m judge.cli`) it has neither.
 
 Exit codes: 0 accepted / all good, 1 a verdict other than AC or a failed check,
 2 bad usage, bad input or an invalid problem.
@@ -7,11 +11,11 @@ Exit codes: 0 accepted / all good, 1 a verdict other than AC or a failed check,
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
@@ -25,6 +29,15 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command a package above the core adds: it parses its own options (argv after its
+    name) and returns the exit code; a UsageError it raises is one line and exit 2."""
+
+    help: str
+    main: Callable[[list[str]], int]
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 through UsageError."""
 
@@ -32,7 +45,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(
+    sandbox: Callable[[], Launcher] | None = None, commands: Mapping[str, Command] | None = None
+) -> argparse.ArgumentParser:
+    """The core's commands; `run --sandbox` only with a sandbox, and each added command."""
     parser = _Parser(
         prog="judge", description="Judge the LLM-inference handbook's exercises locally."
     )
@@ -62,33 +78,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("slug")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true")
-    p.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="judge inside the server's sandbox (needs the runner)",
-    )
+    if sandbox is not None:
+        p.add_argument(
+            "--sandbox", action="store_true", help="judge inside the sandbox the server uses"
+        )
+    p.set_defaults(sandbox=False, make_sandbox=sandbox)
     p.add_argument(
         "--seed", type=int, default=None, help="generated-case seed (default: the public seed)"
     )
     p = sub.add_parser("check", help="self-test problems (for authors)")
     p.add_argument("slugs", nargs="*")
     p.add_argument("--json", action="store_true")
-    for name, help_text in (
-        ("serve", "start the web platform"),
-        ("submit", "submit to a server"),
-        ("runner", "runner tools (doctor)"),
-    ):
-        p = sub.add_parser(name, help=help_text, add_help=False)
+    for name, command in (commands or {}).items():
+        p = sub.add_parser(name, help=command.help, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    sandbox: Callable[[], Launcher] | None = None,
+    commands: Mapping[str, Command] | None = None,
+) -> int:
+    """Run one command; `sandbox` makes the launcher of `run --sandbox`, `commands` are
+    the commands added from above the core."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    added = dict(commands or {})
     try:
-        if argv and argv[0] in DELEGATED:  # they parse their own options
-            return delegate(argv[0], argv[1:])
-        args = build_parser().parse_args(argv)
+        problems, rest = _leading_problems(argv)
+        if rest and rest[0] in added:  # it parses its own options, argparse never sees them
+            if problems is not None:
+                os.environ["JUDGE_PROBLEMS"] = problems
+            return added[rest[0]].main(rest[1:])
+        args = build_parser(sandbox, added).parse_args(argv)
         return COMMANDS[args.command](args)
     except JudgeError as exc:
         print(f"judge: {exc}", file=sys.stderr)
@@ -148,7 +171,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     problem = ProblemSet(args.problems).get(args.slug)
     source = read_source(args.file)
-    launcher = _sandbox_launcher() if args.sandbox else None
+    launcher = args.make_sandbox() if args.sandbox else None
     if launcher is None and not args.json:
         print(
             "note: running without a sandbox (fine for your own code; the server sandboxes)",
@@ -176,32 +199,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
 
 
-DELEGATED = {
-    "serve": ("web.cli", "serve"),
-    "submit": ("web.cli", "submit"),
-    "runner": ("runner.cli", "main"),
-}
+def _leading_problems(argv: list[str]) -> tuple[str | None, list[str]]:
+    """Split `--problems DIR` (or `--problems=DIR`) off the front of argv.
 
-
-def delegate(command: str, rest: list[str]) -> int:
-    """serve / submit / runner live in the web and runner packages, with their own options."""
-    module_name, func = DELEGATED[command]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(
-            f"`judge {command}` needs the {module_name.split('.')[0]} package "
-            f"and its extras ({exc})"
-        ) from None
-    result: int = getattr(module, func)(rest)
-    return result
-
-
-def cmd_delegate(args: argparse.Namespace) -> int:
-    """Reached only as `judge --problems DIR serve ...`: the folder is passed on by env."""
-    if args.problems is not None:
-        os.environ["JUDGE_PROBLEMS"] = str(args.problems)
-    return delegate(args.command, list(args.rest))
+    An added command gets the folder as $JUDGE_PROBLEMS: `judge --problems DIR serve ...`."""
+    if len(argv) >= 2 and argv[0] == "--problems":
+        return argv[1], argv[2:]
+    if argv and argv[0].startswith("--problems="):
+        return argv[0].partition("=")[2], argv[1:]
+    return None, argv
 
 
 def read_source(path: Path) -> str:
@@ -218,15 +224,6 @@ def read_source(path: Path) -> str:
         return validate_source(raw)
     except JudgeError as exc:
         raise UsageError(f"{path}: {exc}") from None
-
-
-def _sandbox_launcher() -> Launcher:
-    try:
-        runner_api = importlib.import_module("runner.api")
-    except ImportError as exc:
-        raise UsageError(f"--sandbox needs the runner package ({exc})") from None
-    launcher: Launcher = runner_api.sandbox_launcher()
-    return launcher
 
 
 def _progress(done: int, total: int) -> None:
@@ -255,9 +252,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "init": cmd_init,
     "run": cmd_run,
     "check": cmd_check,
-    "serve": cmd_delegate,
-    "submit": cmd_delegate,
-    "runner": cmd_delegate,
 }
 
 

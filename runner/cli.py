@@ -1,4 +1,5 @@
-"""`judge runner ...`: the runner's own commands (the core's CLI delegates here)."""
+"""`judge runner ...`: the runner's own commands (the `judge` entry point, practice_judge.py,
+delegates here)."""
 
 from __future__ import annotations
 

@@ -105,14 +105,14 @@ def test_runner_cli_usage(capsys) -> None:  # type: ignore[no-untyped-def]
 def test_judge_run_sandbox_judges_like_the_server(
     add_problem: ProblemSpec, tmp_path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
-    from judge import cli as judge_cli
+    from practice_judge import main as judge
 
     good, bad = tmp_path / "good.py", tmp_path / "bad.py"
     good.write_text("def add(a, b):\n    return a + b\n")
     bad.write_text("import socket\nsocket.create_connection(('127.0.0.1', 1), 1)\n")
     root = str(add_problem.path.parent)
-    assert judge_cli.main(["--problems", root, "run", "--sandbox", "add", str(good)]) == 0
-    assert judge_cli.main(["--problems", root, "run", "--sandbox", "--json", "add", str(bad)]) == 1
+    assert judge(["--problems", root, "run", "--sandbox", "add", str(good)]) == 0
+    assert judge(["--problems", root, "run", "--sandbox", "--json", "add", str(bad)]) == 1
     out = capsys.readouterr().out
     report = json.loads(out[out.index("{") :])
     assert report["verdict"] == "RE" and report["environment"]["launcher"] == "sandbox"

@@ -1,0 +1,71 @@
+"""The whole `judge` command: the core's commands plus what the packages above it add.
+
+The only module that knows every package, and nothing imports it. It hands the core
+(judge.cli) the sandbox launcher of `judge run --sandbox` and the `serve`, `submit` and
+`runner` commands; each is imported when its command runs, so `judge list`, `show`, `init`,
+`run` and `check` need nothing beyond the standard library, as from a fresh checkout
+(`python judge.py ...`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from judge import cli
+from judge.errors import UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.interfaces import Launcher
+
+
+@contextmanager
+def _needs(package: str, what: str) -> Iterator[None]:
+    """An import that fails because a package or its extras are absent is a usage error."""
+    try:
+        yield
+    except ImportError as exc:
+        raise UsageError(f"{what} needs the {package} package and its extras ({exc})") from None
+
+
+def sandbox_launcher() -> Launcher:
+    """The launcher of `judge run --sandbox`: exactly the server's sandbox, one job each."""
+    with _needs("runner", "--sandbox"):
+        from runner.api import sandbox_launcher as make
+    return make()
+
+
+def serve(argv: list[str]) -> int:
+    with _needs("web", "`judge serve`"):
+        from web.cli import serve as run
+    return run(argv)
+
+
+def submit(argv: list[str]) -> int:
+    with _needs("web", "`judge submit`"):
+        from web.cli import submit as run
+    return run(argv)
+
+
+def runner(argv: list[str]) -> int:
+    with _needs("runner", "`judge runner`"):
+        from runner.cli import main as run
+    return run(argv)
+
+
+COMMANDS = {
+    "serve": cli.Command("start the web platform", serve),
+    "submit": cli.Command("submit to a server", submit),
+    "runner": cli.Command("runner tools (doctor)", runner),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`judge ...` and `python judge.py ...`: exit codes and --json output as judge.cli's."""
+    return cli.main(argv, sandbox=sandbox_launcher, commands=COMMANDS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
