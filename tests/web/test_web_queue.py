@@ -1,0 +1,98 @@
+"""The embedded queue and the IE retry: a retry's pause waits on a timer, never in a
+judging thread (issue 14: with two workers, one sleeping retry halved the throughput)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from web_helpers import make_config, make_user, state, submit
+from web_problem_fixture import GOOD
+
+from judge.judging import internal_error
+from judge.report import Report
+from judge.spec import ProblemSpec
+from judge.verdict import Verdict
+from web import create_app, jobs
+from web.jobqueue import EmbeddedQueue
+from web.models import Submission, SubmissionStatus
+
+
+def test_a_delayed_id_leaves_the_worker_free_for_the_others() -> None:
+    order: list[int] = []
+    released = threading.Event()
+
+    def job(submission_id: int) -> None:
+        order.append(submission_id)
+        if submission_id == 2:
+            released.set()
+
+    queue = EmbeddedQueue(job, workers=1)
+    queue.start()
+    try:
+        queue.enqueue(1, delay_s=0.5)
+        queue.enqueue(2)
+        assert released.wait(5.0)
+        queue.join()  # waits for the delayed id as well
+    finally:
+        queue.stop()
+    assert order == [2, 1]
+
+
+def test_stopping_cancels_pending_delays() -> None:
+    ran: list[int] = []
+    queue = EmbeddedQueue(ran.append, workers=1)
+    queue.start()
+    queue.enqueue(7, delay_s=30.0)
+    queue.stop()
+    assert ran == []
+
+
+class _FailsOnce:
+    """A judge whose first run is an internal error (a worker died, say)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
+        self.runs += 1
+        if self.runs == 1:
+            return internal_error(problem, seed, "the judge failed once")
+        return Report(problem.slug, problem.version, Verdict.AC, problem.points, ())
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_internal_error_is_requeued_with_a_pause_instead_of_sleeping(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    app = create_app(make_config(tmp_path, db_template, problems_root, start_workers=False))
+    platform = state(app)
+    try:
+        client = app.test_client()
+        sid = submit(client, make_user(client, "ada"), GOOD)
+        requeued: list[tuple[int, float]] = []
+        ctx = jobs.JobContext(
+            sessions=platform.sessions,
+            problems=platform.catalog,
+            judge_seed=1,
+            judge=_FailsOnce(),
+            max_attempts=3,
+            requeue=lambda i, delay: requeued.append((i, delay)),
+            retry_delay_s=4.0,
+        )
+        jobs.run_job(ctx, sid)
+        assert requeued == [(sid, 4.0)]  # the first try's pause, for the queue to wait out
+        with platform.sessions() as db:
+            assert db.get(Submission, sid).status is SubmissionStatus.QUEUED
+        jobs.run_job(ctx, sid)
+        with platform.sessions() as db:
+            row = db.get(Submission, sid)
+            assert (row.status, row.verdict, row.attempts) == (
+                SubmissionStatus.DONE,
+                Verdict.AC,
+                2,
+            )
+    finally:
+        platform.close()
