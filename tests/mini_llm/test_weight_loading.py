@@ -18,6 +18,7 @@ from mini_llm import (
     UnsupportedModelError,
     WeightShapeError,
 )
+from mini_llm.loading import hf_name_map
 
 
 @pytest.fixture
@@ -46,6 +47,16 @@ def test_loads_every_tensor_from_the_file(tiny_qwen3: Path) -> None:
     assert torch.equal(wqkv[:, -v.shape[0] :], v.t())
     assert torch.equal(model.lm_head.weight, hf["lm_head.weight"].t())
     assert not any(p.requires_grad for p in model.parameters())
+    params = dict(model.named_parameters())
+    targets = hf_name_map(model.cfg)
+    assert targets.keys() == hf.keys()
+    for name, target in targets.items():  # every tensor, where the explicit name map says
+        param = params[target.param]
+        if target.linear:
+            cols = param[:, target.col : target.col + target.shape[0]]
+            assert torch.equal(cols, hf[name].t()), name
+        else:
+            assert torch.equal(param, hf[name]), name
 
 
 def test_dtype_argument_converts_weights(tiny_qwen3: Path) -> None:
@@ -121,8 +132,19 @@ def test_tied_checkpoint_uses_the_embedding_as_output_matrix(tiny_checkpoint, tm
     assert torch.equal(model.lm_head.weight, emb.t())
 
 
-def test_inverse_rope_frequencies_in_old_checkpoints_are_ignored(checkpoint_copy: Path) -> None:
+def test_inverse_rope_frequencies_in_old_checkpoints_are_ignored(
+    tiny_qwen3: Path, checkpoint_copy: Path
+) -> None:
+    """The stale tensor is neither refused nor used: the model is the one the clean file
+    gives, tensor for tensor (buffers included) and logit for logit."""
     rewrite_weights(
         checkpoint_copy, {"model.layers.0.self_attn.rotary_emb.inv_freq": torch.ones(16)}
     )
-    Transformer.from_pretrained(checkpoint_copy)  # must not raise
+    old = Transformer.from_pretrained(checkpoint_copy)
+    clean = Transformer.from_pretrained(tiny_qwen3)
+    old_state, clean_state = old.state_dict(), clean.state_dict()
+    assert old_state.keys() == clean_state.keys()
+    for name, tensor in clean_state.items():
+        assert torch.equal(old_state[name], tensor), name
+    ids = torch.tensor([[1, 2, 3, 4, 5, 6, 7, 8]])  # past position 0, where RoPE is the identity
+    assert torch.equal(old(ids), clean(ids))
