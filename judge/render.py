@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
+from judge.verdict import Verdict
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
 MAX_MESSAGE = 70
@@ -46,7 +47,7 @@ def print_report(report: Report, problem: ProblemSpec) -> None:
         )
         if error.get("traceback"):
             print(clean(str(error["traceback"])), file=out)
-    elif report.verdict.value == "IE":
+    elif report.verdict is Verdict.IE:
         print("IE  Internal error: the judge failed, not your code. Please report it.", file=out)
         if report.internal_error:
             print(report.internal_error, file=sys.stderr)

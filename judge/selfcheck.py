@@ -105,7 +105,7 @@ def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, source:
     report = judge_source(problem, source)
     got = first_failure(report)
     ok = report.verdict is declared.verdict and got is not None and declared.admits(got)
-    actual = "AC" if got is None else str(got)
+    actual = Verdict.AC.value if got is None else str(got)
     if got is not None and got.verdict is not report.verdict:
         actual += f" ({report.verdict.value} overall)"
     return Check(

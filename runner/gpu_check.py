@@ -23,6 +23,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from judge.verdict import Verdict
+
 NODE_PATTERN = "/dev/nvidia[0-9]*"
 
 CASES = """
@@ -87,9 +89,9 @@ def gpu_task():
     return 0.0
 """
 CHECKS = (
-    ("cuda-init", NORMAL, {"AC"}),
-    ("memory-hog", MEMORY_HOG, {"MLE", "RE"}),
-    ("endless-kernel", ENDLESS_KERNEL, {"TLE"}),
+    ("cuda-init", NORMAL, {Verdict.AC}),
+    ("memory-hog", MEMORY_HOG, {Verdict.MLE, Verdict.RE}),
+    ("endless-kernel", ENDLESS_KERNEL, {Verdict.TLE}),
 )
 
 
@@ -124,10 +126,10 @@ def run_checks() -> list[tuple[str, str, bool]]:
         problem = ProblemSet(Path(tmp)).get("gpu-check")
         with Runner(pool_size=1, problems_root=Path(tmp)) as runner:
             for name, source, allowed in CHECKS:
-                verdict = runner.judge(problem, source).verdict.value
-                results.append((name, verdict, verdict in allowed))
-                after = runner.judge(problem, NORMAL).verdict.value
-                results.append((f"{name}: next job", after, after == "AC"))
+                verdict = runner.judge(problem, source).verdict
+                results.append((name, verdict.value, verdict in allowed))
+                after = runner.judge(problem, NORMAL).verdict
+                results.append((f"{name}: next job", after.value, after is Verdict.AC))
     return results
 
 
