@@ -274,7 +274,9 @@ def test_an_added_command_parses_its_own_options_and_gets_the_problems_folder(
     """`judge serve --port 0` reaches serve's own parser; `judge --problems DIR serve`
     passes the folder on as $JUDGE_PROBLEMS. Regression: `judge --problems DIR serve
     --port 0` was "unrecognized arguments: --port"."""
-    monkeypatch.delenv("JUDGE_PROBLEMS", raising=False)
+    # Set, then deleted: monkeypatch then also removes the value main sets, after the test.
+    monkeypatch.setenv("JUDGE_PROBLEMS", "")
+    monkeypatch.delenv("JUDGE_PROBLEMS")
     seen: list[tuple[list[str], str | None]] = []
 
     def serve(argv: list[str]) -> int:
