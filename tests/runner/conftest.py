@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import os
-import shutil
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from problem_factory import FILES, TOML
+from sandbox_host import sandbox_missing
 
 from judge.judging import judge_source
 from judge.limits import Limits
@@ -30,16 +30,8 @@ from runner.pidns import PidNamespace
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _sandbox_usable() -> str | None:
-    if shutil.which("bwrap") is None:
-        return "bubblewrap is not installed"
-    if not Path("/proc/self/ns/user").exists():
-        return "no user namespaces"
-    return None
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    reason = _sandbox_usable()
+    reason = sandbox_missing()
     for item in items:
         if "tests/runner" in str(item.fspath):
             item.add_marker(pytest.mark.sandbox)
