@@ -21,6 +21,7 @@ from pathlib import Path
 from judge.errors import JudgeError, UsageError
 from judge.problemset import ProblemSet
 from judge.source import validate_source
+from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_json(report.to_dict())
     else:
         print_report(report, problem)
-    return EXIT_OK if report.verdict.value == "AC" else EXIT_FAIL
+    return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
 
 
 def cmd_check(args: argparse.Namespace) -> int:

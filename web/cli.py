@@ -17,6 +17,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from judge.verdict import Verdict
+from web.status import SubmissionStatus
+
 EXIT_AC, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 
 
@@ -170,7 +173,7 @@ def _submit(args: argparse.Namespace) -> int:
     print(f"submitted #{created['id']}; waiting for the verdict...", file=sys.stderr)
     result = _wait(client, str(created["url"]), args.timeout)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _describe(result))
-    return EXIT_AC if result.get("verdict") == "AC" else EXIT_REJECTED
+    return EXIT_AC if result.get("verdict") == Verdict.AC else EXIT_REJECTED
 
 
 def _read_code(path: Path) -> str:
@@ -193,7 +196,7 @@ def _wait(client: ApiClient, url: str, timeout: float) -> dict[str, Any]:
     deadline, delay = time.monotonic() + timeout, 0.2
     while True:
         result = client.call("GET", url)
-        if result.get("status") == "done":
+        if result.get("status") == SubmissionStatus.DONE:
             return result
         if time.monotonic() > deadline:
             raise SubmitError(f"no verdict after {timeout:g} s (status {result.get('status')})")
@@ -212,7 +215,7 @@ def _describe(result: dict[str, Any]) -> str:
         where = f" (line {error['line']})" if error.get("line") else ""
         lines.append(f"  compile error{where}: {error.get('message', '')}")
     for case in result.get("cases", []):
-        if case.get("verdict") != "AC":
+        if case.get("verdict") != Verdict.AC:
             kind = "public" if case.get("public") else "hidden"
             lines.append(
                 f"  {case['name']} [{kind}]: {case.get('verdict')} {case.get('message', '')}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy import (
     Boolean,
@@ -19,14 +18,18 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from judge.verdict import Verdict
 from web.db import EnumText, utcnow
+from web.status import SubmissionStatus
 
-
-class SubmissionStatus(StrEnum):
-    """Where a stored submission is: waiting, being judged, or judged (its verdict set)."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
+__all__ = [
+    "ApiToken",
+    "Base",
+    "ProblemFlag",
+    "ProblemResult",
+    "Standing",
+    "Submission",
+    "SubmissionStatus",
+    "User",
+]
 
 
 class Base(DeclarativeBase):

@@ -1,0 +1,14 @@
+"""Where a stored submission is in its life; its own module so that light callers (the
+`judge submit` client) can name the states without importing the database layer."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class SubmissionStatus(StrEnum):
+    """Waiting, being judged, or judged (its verdict set)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
