@@ -49,12 +49,16 @@ class Mismatch:
     expected: str | None = None
     step: str | None = None  # "step 17 (alloc seq=3 n=5)" for traces
     detail: str = ""  # more about how, that would give the expected value away: public only
+    # The reason for hidden cases when `reason` quotes something the submission chose (a
+    # length, a key, an index, an error size): a submission could put a hidden input there.
+    hidden_reason: str | None = None
 
     def describe(self, reveal: bool, with_values: bool = True) -> str:
         """One line for people; details and values only when `reveal` (public cases)."""
         where = f"at {self.where}" if self.where else ""
         head = " ".join(p for p in (self.step, where) if p)
-        text = f"{head}: {self.reason}" if head else self.reason
+        reason = self.reason if reveal or self.hidden_reason is None else self.hidden_reason
+        text = f"{head}: {reason}" if head else reason
         if reveal and self.detail:
             text += f" ({self.detail})"
         if reveal and with_values and self.got is not None:
@@ -175,6 +179,7 @@ def _walk_list(
             show(got),
             show(expected),
             detail=f"expected {len(expected)}",
+            hidden_reason="wrong number of items",
         )
     return None
 
@@ -182,7 +187,10 @@ def _walk_list(
 def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
     if type(expected_item) is dict and type(expected_item.get("op")) is str:
         step = f"step {index} ({expected_item['op']})"
-        return Mismatch(found.where, found.reason, found.got, found.expected, step, found.detail)
+        return Mismatch(
+            found.where, found.reason, found.got, found.expected, step, found.detail,
+            found.hidden_reason,
+        )  # fmt: skip
     return found
 
 
@@ -194,7 +202,9 @@ def _walk_dict(
         return Mismatch(where, f"missing key {missing[0]!r}")
     extra = [k for k in got if k not in expected]
     if extra:
-        return Mismatch(where, f"unexpected key {extra[0]!r}")
+        return Mismatch(
+            where, f"unexpected key {show(extra[0])}", hidden_reason="an unexpected key"
+        )
     for key, e in expected.items():
         found = _walk(got[key], e, spec, f"{where}[{key!r}]", exact)
         if found is not None:
@@ -247,6 +257,7 @@ def _compare_tensor(
             f"shape {list(got.shape)}, expected {list(expected.shape)}",
             got.describe(),
             expected.describe(),
+            hidden_reason="wrong shape",  # the expected shape follows from hidden inputs
         )
     if expected.dtype not in FLOAT_DTYPES:
         return _first_unequal(got, expected, where)
@@ -259,7 +270,11 @@ def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatc
     for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
         if g != e:
             return Mismatch(
-                where, f"first difference at index {list(got.index(i))}", show(g), show(e)
+                where,
+                f"first difference at index {list(got.index(i))}",
+                show(g),
+                show(e),
+                hidden_reason="values differ",
             )
     return None
 
@@ -276,7 +291,11 @@ def _close_floats(
     first_bad, max_abs, max_rel, non_finite = stats
     if non_finite >= 0:
         bad = got.values()[non_finite]
-        return Mismatch(where, f"non-finite value {bad} at index {list(got.index(non_finite))}")
+        return Mismatch(
+            where,
+            f"non-finite value {bad} at index {list(got.index(non_finite))}",
+            hidden_reason="a non-finite value where a finite one was expected",
+        )
     if first_bad < 0:
         return None
     idx = list(got.index(first_bad))
@@ -285,7 +304,10 @@ def _close_floats(
         f"first bad index {idx} (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
     )
     g_vals, e_vals = got.values(), expected.values()
-    return Mismatch(where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]))
+    hidden = f"not close (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    return Mismatch(
+        where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]), hidden_reason=hidden
+    )
 
 
 _Errors = tuple[int, float, float, int]  # first bad index, max abs, max rel, first non-finite

@@ -34,7 +34,40 @@ def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
     if outcome.kind is OutcomeKind.SKIPPED:
         return _result(case, outcome, None, "not run")
     verdict, message = describe_failure(outcome)
+    if not case.public:
+        return _hidden_failure(case, outcome, verdict, message)
     return _result(case, outcome, verdict, message)
+
+
+def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: str) -> CaseResult:
+    """A hidden case's failure in words the judge chose: an exception's message, a class's
+    name or a malformed value's path are the submission's text, and could carry the
+    case's inputs out to the learner (the verdict, the time and the line still say where
+    and how it failed)."""
+    if outcome.kind is OutcomeKind.ERROR and verdict is Verdict.RE:
+        message = f"{_builtin_name(outcome.exception)} raised"
+    elif outcome.kind is OutcomeKind.BAD_OBSERVATION:
+        message = "returned a value the judge cannot compare (not plain data)"
+    elif outcome.kind is OutcomeKind.PROTOCOL:
+        message = "broke the judge's protocol on its result channel"
+    return CaseResult(
+        name=case.name,
+        public=False,
+        verdict=verdict,
+        time_ms=outcome.time_ms,
+        message=message,
+        line=outcome.line,
+    )
+
+
+def _builtin_name(exception: str) -> str:
+    """A built-in exception's name as it is; any other name is the submission's text."""
+    import builtins
+
+    kind = getattr(builtins, exception, None)
+    if isinstance(kind, type) and issubclass(kind, BaseException):
+        return exception
+    return "an exception of the submission's own class"
 
 
 def _uncomparable(exc: Exception) -> str:

@@ -91,8 +91,11 @@ def test_nested_mismatch_names_the_path() -> None:
 
 def test_list_length_and_dict_keys_are_checked() -> None:
     short = check([1, 2], [1, 2, 3], VALUE)
-    assert short is not None and short.describe(reveal=False) == "wrong number of items (got 2)"
-    assert "expected 3" in short.describe(reveal=True)
+    assert short is not None and short.describe(reveal=True).startswith(
+        "wrong number of items (got 2) (expected 3)"
+    )
+    # Hidden cases: the length is the submission's choice and could carry an input out.
+    assert short.describe(reveal=False) == "wrong number of items"
     assert "missing key 'b'" in str(check({"a": 1}, {"a": 1, "b": 2}, VALUE))
     assert "unexpected key 'c'" in str(check({"a": 1, "c": 3}, {"a": 1}, VALUE))
 
