@@ -171,7 +171,7 @@ def _submit(args: argparse.Namespace) -> int:
     client.token = args.token or _token_from_password(client, args.user)
     created = client.call("POST", "/api/submissions", {"problem": args.slug, "code": code})
     print(f"submitted #{created['id']}; waiting for the verdict...", file=sys.stderr)
-    result = _wait(client, str(created["url"]), args.timeout)
+    result = wait_for_verdict(client, str(created["url"]), args.timeout)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _describe(result))
     return EXIT_AC if result.get("verdict") == Verdict.AC else EXIT_REJECTED
 
@@ -192,7 +192,8 @@ def _token_from_password(client: ApiClient, user: str | None) -> str:
     return str(client.call("POST", "/api/token", {"username": user, "password": password})["token"])
 
 
-def _wait(client: ApiClient, url: str, timeout: float) -> dict[str, Any]:
+def wait_for_verdict(client: ApiClient, url: str, timeout: float) -> dict[str, Any]:
+    """Poll a submission's URL until it is judged; SubmitError after `timeout` seconds."""
     deadline, delay = time.monotonic() + timeout, 0.2
     while True:
         result = client.call("GET", url)

@@ -1,4 +1,5 @@
-"""Leaderboard reads: each board is one SQL query over indexed columns."""
+"""Leaderboard reads: each board's page of rows is one SQL query over indexed columns; the
+overall board runs a second one, a count of its rows, for its total."""
 
 from __future__ import annotations
 

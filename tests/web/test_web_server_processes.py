@@ -113,7 +113,7 @@ def judge_once(server: Server) -> cli.ApiClient:
     """One judged submission, so the judging processes exist."""
     client = server.client()
     created = client.call("POST", "/api/submissions", {"problem": "add-two", "code": GOOD})
-    assert cli._wait(client, str(created["url"]), 60.0)["verdict"] == "AC"
+    assert cli.wait_for_verdict(client, str(created["url"]), 60.0)["verdict"] == "AC"
     return client
 
 
