@@ -28,3 +28,15 @@ def test_statements_exist_in_both_languages_and_define_the_names(slug: str) -> N
         assert len(text) > 200, f"{lang} statement is too short"
         for name in problem.names:
             assert name in text, f"{lang} statement never mentions {name}"
+
+
+def test_problem_numbers_are_unique_and_follow_the_chapter() -> None:
+    """Two problems once shared number 2 (issue 12); the chapter's order is its teaching
+    order: why K and V can be cached, what that saves, what it costs, then paging."""
+    problems = ProblemSet().all()
+    numbers = [(p.chapter, p.order) for p in problems]
+    assert len(numbers) == len(set(numbers)), numbers
+    slugs = [p.slug for p in problems if p.chapter == "kv-cache"]
+    assert slugs.index("attention-decode") < slugs.index("tokens-processed")
+    assert slugs.index("tokens-processed") < slugs.index("kv-bytes-per-token")
+    assert slugs.index("block-table") < slugs.index("prefix-cache") < slugs.index("scheduler")
