@@ -17,9 +17,15 @@ from judge.protocol import PREFIX, FrameLimits
 from judge.tensor import TensorData
 from judge.wire import encode
 
-HEADER_FLOOR = 1 << 20  # error frames carry a message and a trimmed traceback
+# Error frames carry a message (2,000 characters) and a trimmed traceback (4,000): 64 KiB
+# holds them escaped, and parsing it costs the parent well under a millisecond.
+HEADER_FLOOR = 64 << 10
 PAYLOAD_FLOOR = 1 << 20  # a small tensor where a number was expected is WA, not OLE
 HEADER_FACTOR = 8  # a wrong answer may be longer than the right one (e.g. floats as text)
+# The parent's walk over a decoded answer is bounded by its values, not only its bytes
+# (1 MiB of "[[[[...]]]]" is half a million lists).
+ITEMS_FLOOR = 10_000
+ITEMS_FACTOR = 8
 PAYLOAD_FACTOR = 2  # float64 where float32 was expected is WA, not OLE
 LOAD_ANSWER = FrameLimits(header_bytes=64 << 10, payload_bytes=0)
 
@@ -44,18 +50,21 @@ def budget_for(expected: dict[str, object]) -> ResultBudget:
 
 
 def case_limits(expected: object) -> FrameLimits:
-    header, payload = _encoded_size(expected)
+    text, payload = _encoded(expected)
+    # Values in the JSON text, counted in C: one per comma plus one per container opened.
+    items = text.count(",") + text.count("[") + text.count("{") + 1
     return FrameLimits(
-        header_bytes=max(HEADER_FLOOR, HEADER_FACTOR * header),
+        header_bytes=max(HEADER_FLOOR, HEADER_FACTOR * len(text)),
         payload_bytes=max(PAYLOAD_FLOOR, PAYLOAD_FACTOR * payload),
+        items=max(ITEMS_FLOOR, ITEMS_FACTOR * items),
     )
 
 
-def _encoded_size(expected: object) -> tuple[int, int]:
-    """(JSON bytes, tensor bytes) of the answer as the child would send it."""
+def _encoded(expected: object) -> tuple[str, int]:
+    """(JSON text, tensor bytes) of the answer as the child would send it."""
     try:  # plain finite data (every browser-tier trace): json's C encoder alone, no walk
-        return len(json.dumps(expected, separators=(",", ":"), allow_nan=False)), 0
+        return json.dumps(expected, separators=(",", ":"), allow_nan=False), 0
     except (TypeError, ValueError):  # tensors or non-finite floats: tag them as the wire does
         tensors: list[TensorData] = []
-        header = len(json.dumps(encode(expected, tensors), separators=(",", ":")))
-        return header, sum(len(t.data) for t in tensors)
+        text = json.dumps(encode(expected, tensors), separators=(",", ":"))
+        return text, sum(len(t.data) for t in tensors)

@@ -50,13 +50,15 @@ def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: str
         message = "returned a value the judge cannot compare (not plain data)"
     elif outcome.kind is OutcomeKind.PROTOCOL:
         message = "broke the judge's protocol on its result channel"
+    elif outcome.kind is OutcomeKind.CRASH and verdict is Verdict.RE:
+        message = "the process ended before answering"  # its exit code or signal is chosen
+    # No line either: a submission can raise from any line it likes (or forge the number).
     return CaseResult(
         name=case.name,
         public=False,
         verdict=verdict,
         time_ms=outcome.time_ms,
         message=message,
-        line=outcome.line,
     )
 
 

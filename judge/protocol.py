@@ -28,14 +28,23 @@ class FrameLimits:
     """The most one frame may carry: header bytes and tensor payload bytes. A plain slotted
     class for the child's start-up time (see TensorData)."""
 
-    __slots__ = ("header_bytes", "payload_bytes")
+    __slots__ = ("header_bytes", "items", "payload_bytes")
 
-    def __init__(self, header_bytes: int = MAX_HEADER_BYTES, payload_bytes: int = 0) -> None:
+    def __init__(
+        self,
+        header_bytes: int = MAX_HEADER_BYTES,
+        payload_bytes: int = 0,
+        items: int = 2_000_000,
+    ) -> None:
         self.header_bytes = min(header_bytes, MAX_HEADER_BYTES)
         self.payload_bytes = payload_bytes
+        self.items = items  # values in the decoded observation (judge.wire.decode)
 
     def __repr__(self) -> str:
-        return f"FrameLimits(header_bytes={self.header_bytes}, payload_bytes={self.payload_bytes})"
+        return (
+            f"FrameLimits(header_bytes={self.header_bytes}, "
+            f"payload_bytes={self.payload_bytes}, items={self.items})"
+        )
 
 
 class Frame:

@@ -20,7 +20,7 @@ from judge.errors import FrameTooLarge, ProtocolError
 from judge.limits import Limits
 from judge.outcome import Outcome, OutcomeKind
 from judge.protocol import Frame, FrameReader, encode_frame
-from judge.wire import decode
+from judge.wire import MAX_ITEMS, TooManyItems, decode
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ class Session:
         # Frame and channel caps from the problem's expected answers (None: the defaults).
         self.budget = budget
         self.result_bytes = 0
+        self.max_line = 0  # lines in the submission, set by run()
         self.limits = limits
         self.allowance = STARTUP_ALLOWANCE_S.get(tier, 5.0)
         self.reader = FrameReader()
@@ -106,13 +107,17 @@ class Session:
         observation as it arrives; the result keeps outcomes without observations, so a run
         never holds more than one case's answer at a time."""
         start = time.monotonic()
+        source = load.get("source")
+        # A line the child names is believed only if the submission has that line.
+        self.max_line = source.count("\n") + 1 if isinstance(source, str) else 0
         if self.budget is not None:
             self.reader.limits = LOAD_ANSWER
         got = self._exchange(encode_frame(load), start + self.allowance)
         if isinstance(got, Outcome):  # the child died or stalled before it could load anything
             return self._finish(start, None, [_SKIPPED] * len(cases), startup=got)
         if got.header.get("type") == "load_error":
-            return self._finish(start, got.header, [_SKIPPED] * len(cases))
+            error = _load_error(got.header, self.max_line)
+            return self._finish(start, error, [_SKIPPED] * len(cases))
         if got.header.get("type") != "loaded":
             failure = Outcome(
                 OutcomeKind.PROTOCOL, message="the child did not acknowledge the load"
@@ -146,7 +151,8 @@ class Session:
         elapsed = (time.monotonic() - t0) * 1000
         if isinstance(got, Outcome):
             return Outcome(got.kind, elapsed, message=got.message, exit=got.exit)
-        return _interpret(got, case.name, elapsed)
+        items = self.budget.for_case(case.name).items if self.budget is not None else MAX_ITEMS
+        return _interpret(got, case.name, elapsed, self.max_line, items)
 
     def _exchange(self, request: bytes, deadline: float) -> Frame | Outcome:
         """Send one frame and wait for one frame back, or say why none came."""
@@ -159,7 +165,7 @@ class Session:
             self.handle.kill()
             return Outcome(
                 OutcomeKind.OUTPUT_LIMIT,
-                message="returned far more data than this problem's answers hold",
+                message=_TOO_MUCH_DATA,
             )
         except ProtocolError as exc:
             self.corrupted = True
@@ -302,6 +308,7 @@ class Session:
 
 
 _SKIPPED = Outcome(OutcomeKind.SKIPPED)
+_TOO_MUCH_DATA = "returned far more data than this problem's answers hold"
 _TRAILING = "wrote bytes that are not an answer to the result channel after its last answer"
 _FATAL = frozenset(
     {OutcomeKind.TIMEOUT, OutcomeKind.CRASH, OutcomeKind.PROTOCOL, OutcomeKind.OUTPUT_LIMIT}
@@ -316,14 +323,16 @@ class _ChildGone(Exception):
     pass
 
 
-def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
+def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items: int) -> Outcome:
     header = frame.header
     if header.get("name") != name:
         return Outcome(OutcomeKind.PROTOCOL, elapsed, message="the child answered a different case")
     kind = header.get("type")
     if kind == "result":
         try:
-            value = decode(header.get("observation"), list(frame.tensors))
+            value = decode(header.get("observation"), list(frame.tensors), max_items)
+        except TooManyItems:
+            return Outcome(OutcomeKind.OUTPUT_LIMIT, elapsed, message=_TOO_MUCH_DATA)
         except (ValueError, RecursionError) as exc:
             return Outcome(OutcomeKind.PROTOCOL, elapsed, message=f"malformed observation: {exc}")
         return Outcome(OutcomeKind.RESULT, elapsed, observation=value)
@@ -333,7 +342,7 @@ def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
             elapsed,
             message=_text(header.get("message")),
             exception=_text(header.get("exception")),
-            line=_int(header.get("line")),
+            line=_line(header.get("line"), max_line),
             traceback=_text(header.get("traceback")),
         )
     if kind == "bad_observation":
@@ -342,8 +351,26 @@ def _interpret(frame: Frame, name: str, elapsed: float) -> Outcome:
 
 
 def _text(value: object, limit: int = 4000) -> str:
-    return value[:limit] if type(value) is str else ""
+    """A string from the child, cut and made encodable (JSON allows lone surrogates, which
+    no UTF-8 page, file or database column takes)."""
+    if type(value) is not str:
+        return ""
+    return value[:limit].encode("utf-8", "replace").decode("utf-8")
 
 
-def _int(value: object) -> int | None:
-    return value if type(value) is int else None
+def _line(value: object, max_line: int) -> int | None:
+    return value if type(value) is int and 1 <= value <= max_line else None
+
+
+_LOAD_ERROR_KINDS = ("syntax", "import", "missing_name", "exception")
+
+
+def _load_error(header: dict[str, object], max_line: int) -> dict[str, object]:
+    """The child's load_error, rebuilt from checked fields only (it reaches every report)."""
+    kind = header.get("kind")
+    return {
+        "kind": kind if kind in _LOAD_ERROR_KINDS else "exception",
+        "line": _line(header.get("line"), max_line),
+        "message": _text(header.get("message"), 2000),
+        "traceback": _text(header.get("traceback")),
+    }

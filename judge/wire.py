@@ -17,6 +17,10 @@ MAX_ITEMS = 2_000_000  # scalars + containers per observation
 _TAGS = ("__tensor__", "__float__")
 
 
+class TooManyItems(ValueError):
+    """An observation from the untrusted side holds more values than the parent will walk."""
+
+
 class ObservationTypeError(TypeError):
     """The value is not plain data; the message says where and what."""
 
@@ -102,49 +106,60 @@ def _float_name(x: float) -> str:
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
-def decode(data: object, tensors: list[TensorData]) -> object:
+def decode(data: object, tensors: list[TensorData], max_items: int = MAX_ITEMS) -> object:
     """Validate JSON data from the untrusted side and rebuild the observation.
 
-    Raises ValueError naming the first invalid place."""
-    return _decode(data, tensors, (), 0)
+    Raises ValueError naming the first invalid place. `max_items` bounds the parent's
+    work: scalars and containers counted, checked as the walk goes."""
+    return _Decoder(tensors, max_items).decode(data, None, 0)
 
 
-def _decode(
-    data: object, tensors: list[TensorData], path: tuple[object, ...], depth: int
-) -> object:
-    if depth > MAX_DEPTH:
-        raise ValueError(f"observation nests deeper than {MAX_DEPTH}")
-    kind = type(data)
-    if data is None or kind is bool or kind is int or kind is str:
-        return data
-    if isinstance(data, float) and kind is float:
-        if not math.isfinite(data):
-            raise ValueError(f"bare non-finite float at {_where(path)}")
-        return data
-    if isinstance(data, list) and kind is list:
-        return [_decode(v, tensors, (*path, i), depth + 1) for i, v in enumerate(data)]
-    if isinstance(data, dict) and kind is dict:
-        return _decode_dict(data, tensors, path, depth)
-    raise ValueError(f"unexpected {kind.__name__} at {_where(path)}")
+# A path is built only when an error needs it: (parent path, key) pairs, O(1) per step.
+_Path = tuple[object, object] | None
 
 
-def _decode_dict(
-    data: dict[str, object], tensors: list[TensorData], path: tuple[object, ...], depth: int
-) -> object:
-    if "__tensor__" in data or "__float__" in data:
-        return _decode_tag(data, tensors, path)
-    return {k: _decode(v, tensors, (*path, k), depth + 1) for k, v in data.items()}
+def _path_text(path: _Path) -> str:
+    keys: list[object] = []
+    while path is not None:
+        path, key = path  # type: ignore[assignment]
+        keys.append(key)
+    return _where(tuple(reversed(keys)))
 
 
-def _decode_tag(
-    data: dict[str, object], tensors: list[TensorData], path: tuple[object, ...]
-) -> object:
-    if len(data) == 1 and "__tensor__" in data:
-        index = data["__tensor__"]
-        if type(index) is not int or not 0 <= index < len(tensors):
-            raise ValueError(f"bad tensor reference at {_where(path)}")
-        return tensors[index]
-    name = data.get("__float__")
-    if len(data) != 1 or not isinstance(name, str) or name not in _FLOATS:
-        raise ValueError(f"malformed tag at {_where(path)}")
-    return _FLOATS[name]
+class _Decoder:
+    def __init__(self, tensors: list[TensorData], max_items: int) -> None:
+        self.tensors = tensors
+        self.budget = max_items
+        self.max_items = max_items
+
+    def decode(self, data: object, path: _Path, depth: int) -> object:
+        self.budget -= 1
+        if self.budget < 0:
+            raise TooManyItems(f"observation has more than {self.max_items} items")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"observation nests deeper than {MAX_DEPTH}")
+        kind = type(data)
+        if data is None or kind is bool or kind is int or kind is str:
+            return data
+        if isinstance(data, float) and kind is float:
+            if not math.isfinite(data):
+                raise ValueError(f"bare non-finite float at {_path_text(path)}")
+            return data
+        if isinstance(data, list) and kind is list:
+            return [self.decode(v, (path, i), depth + 1) for i, v in enumerate(data)]
+        if isinstance(data, dict) and kind is dict:
+            if "__tensor__" in data or "__float__" in data:
+                return self._tag(data, path)
+            return {k: self.decode(v, (path, k), depth + 1) for k, v in data.items()}
+        raise ValueError(f"unexpected {kind.__name__} at {_path_text(path)}")
+
+    def _tag(self, data: dict[str, object], path: _Path) -> object:
+        if len(data) == 1 and "__tensor__" in data:
+            index = data["__tensor__"]
+            if type(index) is not int or not 0 <= index < len(self.tensors):
+                raise ValueError(f"bad tensor reference at {_path_text(path)}")
+            return self.tensors[index]
+        name = data.get("__float__")
+        if len(data) != 1 or not isinstance(name, str) or name not in _FLOATS:
+            raise ValueError(f"malformed tag at {_path_text(path)}")
+        return _FLOATS[name]

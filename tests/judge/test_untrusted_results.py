@@ -233,3 +233,64 @@ def add(a, b):
     text = _learner_text(report)
     assert "Traceback" not in report.stderr and "judge/child.py" not in text
     assert "answer loop stopped" in report.stderr
+
+
+def test_a_deep_and_wide_answer_is_ole_without_costing_the_parent_seconds(
+    make_problem: MakeProblem,
+) -> None:
+    """Half a million nested lists in under 1 MiB of JSON cost the trusted parent about 10 s
+    of CPU and 143 MiB per submission (red-team finding): the walk is capped by values."""
+    source = """
+import judge.child as c
+def chain(d):
+    x = 0
+    for _ in range(d):
+        x = [x]
+    return x
+big = [chain(62)] * 8300
+c.encode = lambda value, tensors: big
+def add(a, b):
+    return a + b
+"""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    tracemalloc.start()
+    try:
+        report = judge(make_problem, source)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    assert report.verdict is Verdict.OLE, report.to_dict(admin=True)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu < 2.0, f"the parent spent {cpu:.1f} s of CPU"
+    assert peak < 32 << 20, f"the parent allocated {peak >> 20} MiB"
+
+
+def test_a_lone_surrogate_in_an_exception_message_is_re_and_every_report_encodes(
+    make_problem: MakeProblem,
+) -> None:
+    """JSON lets a child send "\\ud800"; the stored report (UTF-8) then failed to encode and
+    the submission stayed 'running' forever (red-team finding)."""
+    report = judge(make_problem, 'def add(a, b):\n    raise ValueError("bad \\ud800 x")\n')
+    assert report.verdict is Verdict.RE
+    for admin in (False, True):
+        json.dumps(report.to_dict(admin=admin), ensure_ascii=False).encode("utf-8")
+    assert "bad" in report.cases[0].message
+
+
+def test_a_line_the_submission_does_not_have_is_not_believed(make_problem: MakeProblem) -> None:
+    """The child is untrusted: a forged line number (any int) was shown as it came."""
+    source = """
+import judge.child as c
+real = c.encode_frame
+def forged(header, tensors=()):
+    if header.get("type") == "error":
+        header = dict(header, line=10**40)
+    return real(header, tensors)
+c.encode_frame = forged
+def add(a, b):
+    raise ValueError("x")
+"""
+    report = judge(make_problem, source)
+    assert report.verdict is Verdict.RE
+    assert all(case.line is None for case in report.cases)
