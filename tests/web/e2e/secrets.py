@@ -13,6 +13,9 @@ from pathlib import Path
 
 PUBLIC_FILES = ("starter.py", "cases.py", "problem.toml", "statement.zh.md", "statement.en.md")
 MIN_LINE = 16  # shorter lines ("return total") are too common to prove anything
+# A wrong solution's self-check header (`# expect: WA at case small`, `# differs: 2 lines`)
+# is the documented format, quoted in the judge's own sources; it tells nothing secret.
+HEADER_PREFIXES = ("# expect:", "# differs:")
 
 
 def problem_dirs(problems: Path) -> list[Path]:
@@ -31,6 +34,8 @@ def secret_lines(problem: Path) -> dict[str, str]:
     for path in [problem / "reference.py", *sorted(problem.glob("solutions/**/*.py"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
             text = line.strip()
+            if text.startswith(HEADER_PREFIXES):
+                continue
             if len(text) >= MIN_LINE and text not in public:
                 found.setdefault(text, f"{problem.name}/{path.relative_to(problem)}")
     return found
