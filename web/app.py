@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import RateLimiter
 from web.state import EXTENSION, PlatformState
+from web.streams import StreamSlots
 
 log = logging.getLogger(__name__)
 WEB_DIR = Path(__file__).resolve().parent
@@ -78,7 +78,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         pool.start()
         for submission_id in recover(sessions):
             pool.enqueue(submission_id)
-    streams = threading.BoundedSemaphore(config.max_event_streams)
+    streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
     return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge, streams)
 
 

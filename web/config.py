@@ -48,6 +48,8 @@ class WebConfig:
     events_max_s: float = 55.0
     # Each open event stream holds one server thread; past this many, clients poll.
     max_event_streams: int = 8
+    # ... and one client (a user, or a visitor's address) may hold this many of them.
+    event_streams_per_client: int = 2
     # Pause before re-queueing a job whose judge failed (IE), times the attempt number.
     retry_delay_s: float = 0.5
     start_workers: bool = True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 from flask import current_app
@@ -14,6 +13,7 @@ from web.config import WebConfig
 from web.jobqueue import JudgeQueue
 from web.judging import Judge
 from web.ratelimit import RateLimiter
+from web.streams import StreamSlots
 
 EXTENSION = "judge_platform"
 
@@ -27,7 +27,7 @@ class PlatformState:
     queue: JudgeQueue
     limiter: RateLimiter
     judge: Judge
-    streams: threading.BoundedSemaphore
+    streams: StreamSlots
 
     def close(self) -> None:
         """Stop the workers (letting running jobs finish), then release the judge and pool."""

@@ -179,3 +179,31 @@ def test_event_streams_are_capped_and_then_clients_poll(
     assert again.status_code == 200
     again.close()
     state(app).close()
+
+
+def test_one_client_cannot_take_every_event_stream(
+    tmp_path,
+    db_template,
+    problems_root,  # type: ignore[no-untyped-def]
+) -> None:
+    """Anyone could hold all eight slots by reopening streams on a running submission, and
+    every other learner got 503 (red-team finding): a client holds at most its share."""
+    from web_helpers import make_config, state
+
+    from web import create_app
+
+    config = make_config(tmp_path, db_template, problems_root, event_streams_per_client=2)
+    app = create_app(config.with_(start_workers=False))
+    client = app.test_client()
+    ada, bob = make_user(client, "ada"), make_user(client, "bob")
+    sid = submit(client, ada, GOOD)
+    url = f"/api/submissions/{sid}/events"
+    held = [client.get(url, headers=ada.auth, buffered=False) for _ in range(2)]
+    assert all(r.status_code == 200 for r in held)
+    third = client.get(url, headers=ada.auth)
+    assert third.status_code == 503 and error_of(third)["code"] == "streams_busy"
+    other = client.get(url, headers=bob.auth, buffered=False)
+    assert other.status_code == 200  # another learner still gets a stream
+    for response in [*held, other]:
+        response.close()
+    state(app).close()

@@ -76,7 +76,8 @@ def events(submission_id: int) -> Response:
     state = platform()
     hidden = submissions.hidden_for(state, g.db, g.viewer)
     submissions.find(g.db, submission_id, hidden)  # 404 before a stream starts
-    if not state.streams.acquire(blocking=False):
+    client = f"user:{g.viewer.id}" if g.viewer is not None else f"ip:{client_ip()}"
+    if not state.streams.acquire(client):
         raise ApiError(
             503,
             "streams_busy",
@@ -89,7 +90,7 @@ def events(submission_id: int) -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    response.call_on_close(state.streams.release)  # also when the client goes away
+    response.call_on_close(lambda: state.streams.release(client))  # also when it goes away
     return response
 
 
