@@ -65,9 +65,7 @@ def public_cases() -> list[dict]:
     ]
 
 
-def _random_requests(
-    rng: random.Random, count: int, budget: int, max_len: int
-) -> list[list[int]]:
+def _random_requests(rng: random.Random, count: int, budget: int, max_len: int) -> list[list[int]]:
     """Short and long prompts in bursts; a long one spans several chunks. A request's
     longest recompute (prompt + output - 1 tokens) fits the pool alone."""
     requests = []
