@@ -32,7 +32,7 @@ def public_cases() -> list[dict]:
             (32, 4, 4, 8),
             [[0, 0, 2, 8], [1, 0, 2, 8], [2, 0, 2, 8], [3, 2, 40, 3]],
         ),
-        # 10 = 5 + 5: the last chunk takes exactly the budget left, request 2 waits a step.
+        # 10 = 5 + 5: the last chunk takes exactly the budget left; its decode comes next step.
         _case("last-chunk-fills-the-budget", (16, 4, 2, 6), [[0, 0, 1, 6], [1, 1, 10, 2]]),
         # 8 = 5 + 3: the last chunk leaves 2 tokens, which start the next prompt.
         _case(
