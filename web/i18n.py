@@ -173,6 +173,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "表单或请求缺少有效的 CSRF 令牌；请刷新页面",
     },
     "err_unknown_submission": {"en": "no submission {id}", "zh": "没有编号为 {id} 的提交"},
+    "err_not_a_quiz": {"en": "{slug} is not a quiz", "zh": "{slug} 不是问答题"},
+    "err_unknown_question": {
+        "en": "no question {id} in this quiz",
+        "zh": "这份问答里没有题目 {id}",
+    },
+    "tier_quiz": {"en": "quiz", "zh": "问答"},
+    "quiz_submit": {"en": "Submit answers", "zh": "提交答案"},
+    "quiz_choose_one": {"en": "Choose one.", "zh": "选一项。"},
+    "quiz_choose_all": {"en": "Choose every option that applies.", "zh": "选出所有正确的选项。"},
+    "quiz_number_hint": {"en": "A number.", "zh": "填一个数。"},
+    "quiz_expression_hint": {
+        "en": "A formula in {names}, e.g. {example}.",
+        "zh": "用 {names} 写一个式子，例如 {example}。",
+    },
+    "quiz_unit": {"en": "unit: {unit}", "zh": "单位：{unit}"},
+    "quiz_explanation": {"en": "Explanation", "zh": "解析"},
+    "quiz_give_up": {"en": "Give up: show the explanation", "zh": "放弃：查看解析"},
+    "quiz_give_up_note": {
+        "en": "Once you have seen an explanation, your later answers to this quiz still get "
+        "verdicts but no points.",
+        "zh": "看过任何一题的解析后，之后提交的答案仍会评判，但不再计分。",
+    },
+    "quiz_given_up": {
+        "en": "You gave up on this question; your later answers to this quiz earn no points.",
+        "zh": "你已放弃这一题；之后提交的答案不再计分。",
+    },
     "err_rate": {
         "en": "too many {what}: at most {count} per {span}; try again in {retry} s",
         "zh": "{what}过多：每{span}最多 {count} 次；请在 {retry} 秒后重试",

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -25,6 +26,7 @@ __all__ = [
     "Base",
     "ProblemFlag",
     "ProblemResult",
+    "QuizReveal",
     "Standing",
     "Submission",
     "SubmissionStatus",
@@ -170,3 +172,20 @@ Index(
     Standing.last_improved_at,
     Standing.user_id,
 )
+
+
+class QuizReveal(Base):
+    """A quiz question a learner gave up on and saw explained: from then on their
+    submissions to that quiz still get verdicts but no points (web.standings)."""
+
+    __tablename__ = "quiz_reveals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    problem_slug: Mapped[str] = mapped_column(String(64))
+    question_id: Mapped[str] = mapped_column(String(64))
+    revealed_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "problem_slug", "question_id", name="uq_quiz_reveals"),
+    )

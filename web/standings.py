@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.verdict import Verdict
 from web.db import changed
-from web.models import ProblemResult, Standing, Submission, SubmissionStatus, User
+from web.models import ProblemResult, QuizReveal, Standing, Submission, SubmissionStatus, User
 
 # Verdicts that are the submitter's fault and count as a wrong try before solving.
 PENALISED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.OLE, Verdict.RE})
@@ -36,6 +36,13 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
     """Recompute the user's result on `slug` and their standing, in the caller's transaction."""
     # Lock the user row (PostgreSQL) so two verdicts for one user are folded in one by one.
     db.execute(select(User.id).where(User.id == user_id).with_for_update())
+    # A quiz question given up on (its explanation seen) ends the quiz's scoring: only the
+    # submissions made before the first such moment count.
+    gave_up = (
+        select(func.min(QuizReveal.revealed_at))
+        .where(QuizReveal.user_id == user_id, QuizReveal.problem_slug == slug)
+        .scalar_subquery()
+    )
     rows = db.execute(
         select(
             Submission.id,
@@ -50,6 +57,7 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
             Submission.status == SubmissionStatus.DONE,
             Submission.verdict.is_not(None),
             Submission.verdict != Verdict.IE,
+            or_(gave_up.is_(None), Submission.created_at < gave_up),
         )
         .order_by(Submission.id)
     ).all()

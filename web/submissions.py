@@ -19,7 +19,10 @@ from web.models import Submission, User
 from web.state import PlatformState
 
 # Report fields an owner sees beyond the summary; anything else in a report stays private.
-CASE_FIELDS = ("name", "public", "verdict", "time_ms", "message", "line", "traceback")
+# `explanation`: a quiz question answered correctly, why it is right ({"zh", "en"}).
+CASE_FIELDS = (
+    "name", "public", "verdict", "time_ms", "message", "line", "traceback", "explanation",
+)  # fmt: skip
 VALUE_FIELDS = ("got", "expected")  # public cases only
 REPORT_FIELDS = ("compile_error", "stdout", "stderr", "output_withheld", "seed", "environment")
 # What hidden cases printed could carry their inputs: administrators only.

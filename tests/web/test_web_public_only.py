@@ -71,13 +71,24 @@ def test_no_route_serves_private_material(app: Flask, client: FlaskClient) -> No
                 assert secret not in text, (url, login, secret)
 
 
+PUBLIC_FILES = ("starter.py", "cases.py", "questions.toml", "statement.en.md", "statement.zh.md")
+# reference.py for a code problem; answers.toml (answers, explanations) for a quiz.
+SECRET_FILES = ("reference.py", "answers.toml")
+
+
 def distinctive_lines(folder: Path) -> list[str]:
-    """Reference lines long enough to be telling and absent from the public files."""
+    """Secret lines long enough to be telling and absent from the public files."""
     public = "".join(
         (folder / name).read_text(encoding="utf-8")
-        for name in ("starter.py", "cases.py", "statement.en.md", "statement.zh.md")
+        for name in PUBLIC_FILES
+        if (folder / name).is_file()
     )
-    lines = (folder / "reference.py").read_text(encoding="utf-8").splitlines()
+    lines = [
+        line
+        for name in SECRET_FILES
+        if (folder / name).is_file()
+        for line in (folder / name).read_text(encoding="utf-8").splitlines()
+    ]
     return [s.strip() for s in lines if len(s.strip()) > 24 and s.strip() not in public]
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
+from web import quiz
+from web.auth import require_user
 from web.leaderboard import progress
 from web.state import platform
 
@@ -28,6 +30,7 @@ def problem_summary(problem: Any, hidden: set[str]) -> dict[str, Any]:
         },
         "names": list(problem.names),
         "version": problem.version,
+        "kind": problem.kind.value,
         "hidden": problem.slug in hidden,
         "url": f"/api/problems/{problem.slug}",
     }
@@ -54,9 +57,22 @@ def get_problem(slug: str) -> Any:
     item = problem_summary(problem, state.catalog.hidden(g.db))
     item["statement"] = {lang: problem.statement(lang) for lang in ("en", "zh")}
     item["starter"] = problem.starter_source()
+    if problem.quiz is not None:  # public by design: no answer, only public points' values
+        item["questions"] = problem.quiz.public_questions()
     item["starter_url"] = f"/api/problems/{slug}/starter"
     item["bundle_url"] = f"/static/dist/problems/{slug}.json"
     return jsonify(item)
+
+
+@bp.post("/problems/<slug>/questions/<question_id>/reveal")
+def reveal(slug: str, question_id: str) -> Any:
+    """Give up on a quiz question: its explanation, and no more points for this quiz."""
+    viewer = require_user()
+    state = platform()
+    problem = state.catalog.find(g.db, slug, admin=viewer.is_admin)
+    explanation = quiz.reveal(g.db, viewer.id, problem, question_id)
+    g.db.commit()
+    return jsonify({"question": question_id, "explanation": explanation, "scoring": "ended"})
 
 
 @bp.get("/problems/<slug>/starter")

@@ -6,7 +6,8 @@ from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
-from web import submissions
+from judge.spec import ProblemSpec
+from web import quiz, submissions
 from web.auth import require_user
 from web.errors import ApiError
 from web.i18n import COOKIE, LANGS
@@ -50,6 +51,8 @@ def show(slug: str) -> str:
     if viewer is not None:
         query = submissions.SubmissionQuery(slug, None, None, 20, user_id=viewer.id)
         history = [sub for sub, _ in submissions.search(g.db, query)]
+    if problem.quiz is not None:
+        return _quiz_page(problem, history)
     return render_template(
         "problem.html",
         problem=problem,
@@ -59,15 +62,54 @@ def show(slug: str) -> str:
     )
 
 
+def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
+    """A quiz is a form: each question with its input, the learner's last answers filled
+    in, and the explanation of any question they gave up on."""
+    viewer = g.viewer
+    answers, given_up = {}, set()
+    if viewer is not None:
+        answers = quiz.last_answers(g.db, viewer.id, problem.slug)
+        given_up = quiz.revealed(g.db, viewer.id, problem.slug)
+    questions = quiz.quiz_of(problem).questions
+    explanations = {q: problem.quiz.keys[q].explanation for q in given_up} if problem.quiz else {}
+    return render_template(
+        "quiz.html",
+        problem=problem,
+        statement_html=render_markdown(problem.statement(g.lang)),
+        questions=questions,
+        prompts={q.id: render_markdown(q.prompt[g.lang]) for q in questions},
+        filled={q.id: quiz.shown(q, answers.get(q.id)) for q in questions},
+        explanations={q: render_markdown(text[g.lang]) for q, text in explanations.items()},
+        field_prefix=quiz.FIELD_PREFIX,
+        history=history,
+    )
+
+
 @bp.post("/problems/<slug>/submit")
 def submit(slug: str) -> Any:
-    """The form fallback for browsers without scripts; the editor posts to the API."""
+    """The form fallback for browsers without scripts (the editor posts to the API), and a
+    quiz's form: its fields become the JSON answer sheet here."""
     viewer = require_user()
-    code = request.form.get("code")
+    state = platform()
+    problem = state.catalog.find(g.db, slug, admin=viewer.is_admin)
+    code: str | None = request.form.get("code")
+    if problem.quiz is not None:
+        code = quiz.sheet_from_form(problem.quiz, request.form.to_dict(flat=False))
     if code is None:
         raise ApiError(400, "missing_field", "code is required", field="code")
-    new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
+    new_id = submissions.create(state, g.db, viewer, slug, code, client_ip())
     return redirect(url_for("submissions.show", submission_id=new_id), code=303)
+
+
+@bp.post("/problems/<slug>/questions/<question_id>/reveal")
+def reveal(slug: str, question_id: str) -> Any:
+    """Give up on a quiz question (the page's button): see its explanation on the page."""
+    viewer = require_user()
+    problem = platform().catalog.find(g.db, slug, admin=viewer.is_admin)
+    quiz.reveal(g.db, viewer.id, problem, question_id)
+    g.db.commit()
+    target = url_for("problems.show", slug=slug) + f"#q-{question_id}"
+    return redirect(target, code=303)
 
 
 @bp.get("/lang/<code>")

@@ -1,0 +1,152 @@
+"""Quiz problems on the platform: a form per question, answers judged by the same core,
+explanations only after a right answer or after giving up, and giving up ends scoring."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from web_helpers import csrf_of, make_config, make_user, page_login, state, submit, wait_judged
+
+from web import create_app
+
+QUESTIONS = """
+[[question]]
+id = "pick"
+type = "choice"
+prompt.en = "Which letter comes first?"
+prompt.zh = "哪个字母在前？"
+
+[[question.options]]
+id = "a"
+en = "the letter A"
+zh = "字母 A"
+
+[[question.options]]
+id = "b"
+en = "the letter B"
+zh = "字母 B"
+
+[[question]]
+id = "count"
+type = "number"
+prompt.en = "How many forward tokens with a cache?"
+prompt.zh = "用缓存时一共要算多少个 token？"
+"""
+ANSWERS = """
+[pick]
+answer = "a"
+explanation.en = "EXPLAIN_PICK: A comes before B."
+explanation.zh = "EXPLAIN_PICK：A 在 B 前面。"
+
+[count]
+answer = 1099
+explanation.en = "EXPLAIN_COUNT: 100 for the prompt, then 999 steps of one."
+explanation.zh = "EXPLAIN_COUNT：提示词 100 个，之后 999 步各 1 个。"
+"""
+RIGHT = json.dumps({"pick": "a", "count": 1099})
+WRONG = json.dumps({"pick": "b", "count": 1099})
+
+
+def write_quiz(root: Path, slug: str = "warm-up-quiz") -> None:
+    folder = root / slug
+    folder.mkdir(parents=True)
+    (folder / "problem.toml").write_text(
+        f'slug = "{slug}"\nkind = "quiz"\norder = 0\nchapter = "basics"\ntier = "browser"\n'
+        'points = 50\ntags = ["quiz"]\n\n[title]\nzh = "热身问答"\nen = "Warm-up quiz"\n',
+        encoding="utf-8",
+    )
+    (folder / "statement.en.md").write_text("# Warm-up\n\nAnswer both.\n", encoding="utf-8")
+    (folder / "statement.zh.md").write_text("# 热身\n\n回答两题。\n", encoding="utf-8")
+    (folder / "questions.toml").write_text(QUESTIONS, encoding="utf-8")
+    (folder / "answers.toml").write_text(ANSWERS, encoding="utf-8")
+
+
+@pytest.fixture
+def quiz_app(tmp_path: Path, db_template: Path) -> Iterator[Flask]:
+    root = tmp_path / "problems"
+    write_quiz(root)
+    app = create_app(make_config(tmp_path, db_template, root))
+    yield app
+    state(app).close()
+
+
+def _view(client: FlaskClient, sid: int, auth: dict[str, str]) -> dict:
+    return client.get(f"/api/submissions/{sid}", headers=auth).json
+
+
+def test_the_quiz_page_is_a_form_and_holds_no_answer_or_explanation(quiz_app: Flask) -> None:
+    client = quiz_app.test_client()
+    make_user(client, "ada")
+    page_login(client, "ada")
+    html = client.get("/problems/warm-up-quiz").get_data(as_text=True)
+    assert 'name="answer-pick"' in html and 'value="a"' in html and 'name="answer-count"' in html
+    assert "EXPLAIN_" not in html and "1099" not in html
+    api = client.get("/api/problems/warm-up-quiz").get_data(as_text=True)
+    assert '"questions"' in api and "EXPLAIN_" not in api and "1099" not in api
+
+
+def test_answers_posted_from_the_form_are_judged_and_explained_when_right(
+    quiz_app: Flask,
+) -> None:
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    page_login(client, "ada")
+    form = {"csrf_token": csrf_of(client), "answer-pick": "a", "answer-count": "1099"}
+    response = client.post("/problems/warm-up-quiz/submit", data=form)
+    assert response.status_code == 303
+    sid = int(re.search(r"/submissions/(\d+)", response.headers["Location"]).group(1))
+    wait_judged(quiz_app)
+    view = _view(client, sid, ada.auth)
+    assert (view["verdict"], view["points"]) == ("AC", 50)
+    assert json.loads(view["code"]) == {"pick": "a", "count": 1099}
+    explained = {c["name"]: c.get("explanation", {}).get("en", "") for c in view["cases"]}
+    assert explained["pick"].startswith("EXPLAIN_PICK")
+    page = client.get("/problems/warm-up-quiz").get_data(as_text=True)
+    assert 'value="1099"' in page  # the form starts from the last answers
+
+
+def test_a_wrong_answer_gets_no_explanation(quiz_app: Flask) -> None:
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, WRONG, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    view = _view(client, sid, ada.auth)
+    assert view["verdict"] == "WA"
+    cases = {c["name"]: c for c in view["cases"]}
+    assert cases["pick"]["verdict"] == "WA" and "explanation" not in cases["pick"]
+    assert "EXPLAIN_PICK" not in json.dumps(view)
+
+
+def test_giving_up_shows_the_explanation_and_ends_the_quizs_scoring(quiz_app: Flask) -> None:
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    before = submit(client, ada, WRONG, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    shown = client.post("/api/problems/warm-up-quiz/questions/pick/reveal", headers=ada.auth)
+    assert shown.status_code == 200
+    assert shown.json["explanation"]["en"].startswith("EXPLAIN_PICK")
+    after = submit(client, ada, RIGHT, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    assert _view(client, before, ada.auth)["verdict"] == "WA"
+    assert _view(client, after, ada.auth)["verdict"] == "AC"  # still judged
+    board = client.get("/api/leaderboard").json["entries"]
+    assert all(entry["points"] == 0 for entry in board)  # but it earns nothing
+
+
+def test_giving_up_on_an_unknown_question_is_404(quiz_app: Flask) -> None:
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    missing = client.post("/api/problems/warm-up-quiz/questions/nope/reveal", headers=ada.auth)
+    assert missing.status_code == 404 and missing.json["error"]["code"] == "unknown_question"
+
+
+def test_a_code_problem_has_no_question_to_give_up_on(client: FlaskClient) -> None:
+    bob = make_user(client, "bob")
+    response = client.post("/api/problems/add-two/questions/pick/reveal", headers=bob.auth)
+    assert response.status_code == 400 and response.json["error"]["code"] == "not_a_quiz"
