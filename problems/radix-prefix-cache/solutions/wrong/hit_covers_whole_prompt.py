@@ -2,6 +2,9 @@
 # differs: 2 lines
 # Mistake: matches the whole prompt, so a prompt that is already cached in full is served
 # with no token computed at all (nothing would produce the first output token).
+from collections.abc import Iterator
+
+
 class _Node:
     """One edge of the tree: a run of tokens, with its lock count and last-used time."""
 
@@ -143,7 +146,7 @@ class RadixCache:
             del leaf.parent.children[leaf.key[0]]
             self._cached -= len(leaf.key)
 
-    def _leaves(self):
+    def _leaves(self) -> Iterator[_Node]:
         for node in self._all_nodes():
             if not node.children and node.lock == 0:
                 yield node
@@ -153,7 +156,7 @@ class RadixCache:
         # unlocked token can be reached by evicting leaves one after another.
         return sum(len(n.key) for n in self._all_nodes() if n.lock == 0)
 
-    def _all_nodes(self):
+    def _all_nodes(self) -> Iterator[_Node]:
         stack = [c for root in self._roots.values() for c in root.children.values()]
         while stack:
             node = stack.pop()
