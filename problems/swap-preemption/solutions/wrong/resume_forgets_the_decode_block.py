@@ -1,5 +1,5 @@
 # expect: WA at case swap-out-the-newest step 4 (step())
-# differs: 3 lines
+# differs: 2 lines
 # Mistake: a resumed request takes back only the blocks it swapped out, with no room for
 # the token it decodes in the same step when its last block is full.
 from collections import deque
@@ -36,6 +36,7 @@ class Scheduler:
         self._waiting.append(_Request(req_id, prompt_len, output_len))
 
     def step(self) -> dict:
+        """Decode (preempting if short), resume, admit, run and retire one step."""
         batch: list[tuple[_Request, int]] = []
         out: dict[str, list] = {"swapped_out": [], "swapped_in": [], "dropped": []}
         for req in list(self._running):
@@ -69,6 +70,7 @@ class Scheduler:
         return True
 
     def _preempt(self, req: _Request, out: dict[str, list]) -> None:
+        """Free req's GPU blocks; park its KV on the CPU if it fits there, else drop it."""
         blocks = self._blocks(req.computed)  # the partial last block is copied too
         self._free += blocks
         if blocks <= self._free_cpu:
@@ -81,17 +83,18 @@ class Scheduler:
             self._waiting.appendleft(req)
 
     def _resume(self, batch: list[tuple[_Request, int]], swapped_in: list) -> None:
-        # It decodes in this very step, so it needs room for computed + 1 tokens; the one
-        # block that may add is fresh, not copied. The seat and the token always exist:
-        # nobody is admitted while a request is swapped out, and decodes fit the budget.
+        """Bring swapped requests back to the GPU, oldest first, while they fit."""
+        # The seat and the token of budget always exist: nobody is admitted while a
+        # request is swapped out, and max_num_batched_tokens >= max_num_seqs.
         while self._swapped:
             req = self._swapped[0]
-            held = self._blocks(req.computed)
-            if held > self._free:
+            held = self._blocks(req.computed)  # what was copied out comes back
+            needed = held
+            if needed > self._free:
                 break  # first swapped, first resumed: nobody overtakes the head
             self._swapped.popleft()
             self._free_cpu += held
-            self._free -= held
+            self._free -= needed
             self._running.append(req)
             swapped_in.append([req.id, held])
             batch.append((req, 1))
