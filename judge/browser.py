@@ -21,8 +21,10 @@ from judge.child import error_answer, load_submission
 from judge.errors import SourceError
 from judge.grading import grade
 from judge.outcome import Outcome, OutcomeKind
+from judge.quiz import PublicQuestion, judge_public_answers
 from judge.report import CaseResult, Report
 from judge.source import validate_source
+from judge.spec import ProblemKind
 from judge.verdict import Verdict, overall
 from judge.wire import ObservationTypeError, decode, normalize
 
@@ -45,7 +47,16 @@ class PreparedBundle:
     cases: tuple[PreparedCase, ...]
 
 
-_last: tuple[str, PreparedBundle] | None = None  # a page runs one problem many times
+@dataclass(frozen=True, slots=True)
+class PreparedQuiz:
+    """A quiz bundle: its questions, with expected values at public points only."""
+
+    slug: str
+    version: str
+    questions: tuple[PublicQuestion, ...]
+
+
+_last: tuple[str, PreparedBundle | PreparedQuiz] | None = None  # one problem, many runs
 
 
 def run_public(bundle_json: str, source: str) -> str:
@@ -60,8 +71,11 @@ def judge_bundle(bundle: dict[str, object], source: str) -> Report:
     return judge_prepared(prepare(bundle), source)
 
 
-def prepare(bundle: dict[str, object]) -> PreparedBundle:
+def prepare(bundle: dict[str, object]) -> PreparedBundle | PreparedQuiz:
     problem: dict[str, object] = bundle["problem"]  # type: ignore[assignment]
+    if bundle.get("kind") == ProblemKind.QUIZ.value:
+        questions = tuple(PublicQuestion.from_bundle(q) for q in bundle["questions"])  # type: ignore[attr-defined]
+        return PreparedQuiz(str(problem["slug"]), str(problem["version"]), questions)
     cases = []
     for item in bundle["cases"]:  # type: ignore[attr-defined]
         case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)
@@ -75,12 +89,17 @@ def prepare(bundle: dict[str, object]) -> PreparedBundle:
     )
 
 
-def judge_prepared(bundle: PreparedBundle, source: str) -> Report:
+def judge_prepared(bundle: PreparedBundle | PreparedQuiz, source: str) -> Report:
     try:
         source = validate_source(source)
     except SourceError as exc:
         error: dict[str, object] = {"kind": "source", "line": None, "message": str(exc)}
         return _report(bundle, Verdict.CE, (), error)
+    if isinstance(bundle, PreparedQuiz):
+        outcome = judge_public_answers(bundle.questions, source)
+        return _report(
+            bundle, outcome.verdict, outcome.cases, outcome.compile_error, time_ms=outcome.time_ms
+        )
     out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
     with redirect_stdout(out), redirect_stderr(err):
@@ -166,7 +185,7 @@ def _plain(value: object) -> bool:
 
 
 def _report(
-    bundle: PreparedBundle,
+    bundle: PreparedBundle | PreparedQuiz,
     verdict: Verdict,
     cases: tuple[CaseResult, ...],
     compile_error: dict[str, object] | None,

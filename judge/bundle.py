@@ -2,13 +2,15 @@
 
 Never the reference, the wrong solutions or anything drawn from a secret seed. Expected
 observations are computed here, by CPython from the reference, for the public cases only.
+A quiz's bundle has its questions (questions.toml) and, for expression questions, the
+expected values at the public points: never answers.toml, its explanations or hidden points.
 """
 
 from __future__ import annotations
 
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.judging import expected_observations
-from judge.spec import LANGS, ProblemSpec
+from judge.spec import LANGS, ProblemKind, ProblemSpec
 from judge.tensor import TensorData
 from judge.wire import encode
 
@@ -22,11 +24,14 @@ def public_bundle(problem: ProblemSpec) -> dict[str, object]:
             f"{problem.slug} is a {problem.tier}-tier problem; "
             "only browser-tier problems run in the browser"
         )
+    if problem.quiz is not None:
+        return quiz_bundle(problem)
     cases = build_cases(problem, PUBLIC_SEED)
     expected = expected_observations(problem, cases)
     tensors: list[TensorData] = []
     return {
         "format": BUNDLE_FORMAT,
+        "kind": ProblemKind.CODE.value,
         "problem": problem.summary(),
         "statements": {lang: problem.statement(lang) for lang in LANGS},
         "starter": problem.starter_source(),
@@ -40,4 +45,19 @@ def public_bundle(problem: ProblemSpec) -> dict[str, object]:
             }
             for c in cases
         ],
+    }
+
+
+def quiz_bundle(problem: ProblemSpec) -> dict[str, object]:
+    """A quiz's public bundle: what judge.browser.run_public needs to check shapes and the
+    expressions at their public points; `starter` is the blank answer sheet."""
+    if problem.quiz is None:
+        raise ValueError(f"{problem.slug} is not a quiz")
+    return {
+        "format": BUNDLE_FORMAT,
+        "kind": ProblemKind.QUIZ.value,
+        "problem": problem.summary(),
+        "statements": {lang: problem.statement(lang) for lang in LANGS},
+        "starter": problem.starter_source(),
+        "questions": problem.quiz.public_questions(),
     }

@@ -128,8 +128,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         _print_json([p.summary() for p in problems])
         return EXIT_OK
     lang = _default_lang()
-    rows = [(p.slug, p.tier, str(p.points), p.title[lang]) for p in problems]
-    _print_table(("problem", "tier", "points", "title"), rows)
+    rows = [(p.slug, p.kind.value, p.tier, str(p.points), p.title[lang]) for p in problems]
+    _print_table(("problem", "kind", "tier", "points", "title"), rows)
     return EXIT_OK
 
 
@@ -137,10 +137,21 @@ def cmd_show(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
     lang = args.lang or _default_lang()
     if args.json:
-        _print_json(
-            problem.summary()
-            | {"statement": problem.statement(lang), "starter": problem.starter_source()}
-        )
+        extra: dict[str, object] = {
+            "statement": problem.statement(lang),
+            "starter": problem.starter_source(),
+        }
+        if problem.quiz is not None:
+            extra["questions"] = [q.to_dict() for q in problem.quiz.questions]
+        _print_json(problem.summary() | extra)
+        return EXIT_OK
+    if problem.quiz is not None:
+        from judge.render import quiz_text
+
+        print(f"{problem.title[lang]}  [{problem.slug}]")
+        print(f"quiz · {problem.points} points · {len(problem.quiz.questions)} questions\n")
+        print(problem.statement(lang))
+        print(quiz_text(problem.quiz.questions, lang))
         return EXIT_OK
     limits = problem.limits
     print(f"{problem.title[lang]}  [{problem.slug}]")
@@ -158,10 +169,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
     if not args.dir.is_dir():
         raise UsageError(f"{args.dir} is not a folder")
-    target = args.dir / f"{problem.slug.replace('-', '_')}.py"
+    suffix = ".json" if problem.quiz is not None else ".py"
+    target = args.dir / f"{problem.slug.replace('-', '_')}{suffix}"
     if target.exists() and not args.force:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
     target.write_text(problem.starter_source(), encoding="utf-8")
+    if problem.quiz is not None:
+        print(f"wrote {target}: replace each null with your answer (`judge show {problem.slug}`")
+        print(f"lists the questions); judge it with: judge run {problem.slug} {target}")
+        return EXIT_OK
     print(f"wrote {target}; judge it with: judge run {problem.slug} {target}")
     return EXIT_OK
 
@@ -172,8 +188,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     problem = ProblemSet(args.problems).get(args.slug)
     source = read_source(args.file)
-    launcher = args.make_sandbox() if args.sandbox else None
-    if launcher is None and not args.json:
+    quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
+    launcher = args.make_sandbox() if args.sandbox and not quiz else None
+    if launcher is None and not args.json and not quiz:
         print(
             "note: running without a sandbox (fine for your own code; the server sandboxes)",
             file=sys.stderr,
@@ -183,7 +200,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report.to_dict())
     else:
-        print_report(report, problem)
+        print_report(report, problem, _default_lang())
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
 
 

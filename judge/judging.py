@@ -4,6 +4,9 @@ cases    = build_cases(problem, seed)                  # trusted: public + gener
 expected = expected_observations(problem, cases)       # trusted: the reference, in this process
 outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
 report   = grade each case against expected            # trusted: checkers decide
+
+A quiz (problem.kind "quiz") runs nothing: its answer sheet is judged here against
+answers.toml (judge/quiz.py), with the same Report.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
 from judge.limits import Limits
 from judge.outcome import Outcome
+from judge.quiz import judge_answers
 from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
 from judge.source import validate_source
-from judge.spec import ProblemSpec
+from judge.spec import ProblemKind, ProblemSpec
 from judge.verdict import Verdict, overall
 from judge.wire import normalize
 from judge.workdir import WorkDir
@@ -43,6 +47,8 @@ def judge_source(
     the judge itself becomes an IE report, never a WA. `expected` and `budget` may come from
     a cache (the runner's); else they are computed here."""
     source = validate_source(source)
+    if problem.kind is ProblemKind.QUIZ:
+        return judge_quiz(problem, source, seed)
     try:
         cases = build_cases(problem, seed)
         limits = limits or problem.limits
@@ -56,6 +62,30 @@ def judge_source(
     name = launcher.name if launcher else LocalLauncher.name
     env = environment.describe(problem.tier, name)
     return build_report(problem, cases, graded, result, seed, env)
+
+
+def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
+    """A quiz's answer sheet, judged in this process: nothing is executed, so no launcher,
+    limits or expected observations; a failure of the judge is still IE, never WA."""
+    try:
+        if problem.quiz is None:
+            raise RuntimeError(f"{problem.slug} is a quiz without questions")
+        outcome = judge_answers(problem.quiz, source, PUBLIC_SEED if seed is None else seed)
+    except Exception:  # noqa: BLE001 - the sheet was read strictly; whatever broke is the judge
+        import traceback
+
+        return internal_error(problem, seed, traceback.format_exc())
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=outcome.verdict,
+        score=problem.points if outcome.verdict is Verdict.AC else 0,
+        cases=outcome.cases,
+        time_ms=outcome.time_ms,
+        compile_error=outcome.compile_error,
+        seed=_seed_kind(seed),
+        environment=environment.describe(problem.tier, "quiz"),
+    )
 
 
 def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
@@ -198,4 +228,4 @@ def _seed_kind(seed: int | None) -> str:
     return "public" if seed is None or seed == PUBLIC_SEED else "secret"
 
 
-__all__ = ["crash_verdict", "expected_observations", "judge_source"]
+__all__ = ["crash_verdict", "expected_observations", "judge_quiz", "judge_source"]

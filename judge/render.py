@@ -7,6 +7,7 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 
+from judge.questions import Question, QuestionType
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
 from judge.verdict import Verdict
@@ -35,7 +36,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def print_report(report: Report, problem: ProblemSpec) -> None:
+def print_report(report: Report, problem: ProblemSpec, lang: str = "en") -> None:
     out = sys.stdout
     if report.compile_error is not None:
         error = report.compile_error
@@ -60,6 +61,7 @@ def print_report(report: Report, problem: ProblemSpec) -> None:
             file=out,
         )
         _print_failure(report.first_failure)
+        _print_explanations(report, lang)
     _print_output(report)
     passed = f"{report.passed}/{len(report.cases)} cases passed"
     summary = f"{report.verdict.value}  {report.verdict.label}: {passed}"
@@ -86,6 +88,40 @@ def _print_failure(case: CaseResult | None) -> None:
         print(f"  expected: {clean(str(case.expected))}")
     if case.traceback:
         print("  " + clean(case.traceback).replace("\n", "\n  "))
+
+
+def _print_explanations(report: Report, lang: str) -> None:
+    """A quiz's right answers, with why they are right."""
+    for case in report.cases:
+        if case.explanation:
+            text = case.explanation.get(lang) or next(iter(case.explanation.values()))
+            print(f"\n{case.name}: right. " + clean(text).strip().replace("\n", "\n  "))
+
+
+_ANSWER_FORM = {
+    QuestionType.NUMBER: "a number",
+    QuestionType.CHOICE: 'one option id, such as "{first}"',
+    QuestionType.CHOICES: 'a list of option ids, such as ["{first}"]',
+    QuestionType.EXPRESSION: 'an expression in {variables}, in a string, such as "{first} + 1"',
+}
+
+
+def quiz_text(questions: Sequence[Question], lang: str) -> str:
+    """A quiz's questions for a terminal: prompt, options, and the form of each answer."""
+    blocks = []
+    for i, q in enumerate(questions, 1):
+        first = q.options[0].id if q.options else (q.variables[0] if q.variables else "")
+        form = _ANSWER_FORM[q.type].format(first=first, variables=", ".join(q.variables))
+        if q.unit:
+            form += f" ({q.unit[lang]})"
+        lines = [f"{i}. {q.id}", "   " + q.prompt[lang].strip().replace("\n", "\n   ")]
+        lines += [f"   - {o.id}: {o.text[lang]}" for o in q.options]
+        if q.public_points:
+            points = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in q.public_points)
+            lines.append(f"   public points (Run checks these): {points}")
+        lines.append(f"   answer: {form}")
+        blocks.append("\n".join(lines))
+    return "\n\n" + "\n\n".join(blocks)
 
 
 def _print_output(report: Report) -> None:

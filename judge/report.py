@@ -18,6 +18,8 @@ class CaseResult:
     expected: str | None = None  # public cases only
     line: int | None = None  # the submission's line the error points at
     traceback: str = ""
+    # A quiz question answered correctly: why it is right, {"zh", "en"}; None otherwise.
+    explanation: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -33,6 +35,8 @@ class CaseResult:
             out["line"] = self.line
         if self.traceback:
             out["traceback"] = self.traceback
+        if self.explanation is not None:
+            out["explanation"] = dict(self.explanation)
         return out
 
     @classmethod
@@ -48,7 +52,16 @@ class CaseResult:
             expected=data.get("expected"),  # type: ignore[arg-type]
             line=data.get("line"),  # type: ignore[arg-type]
             traceback=str(data.get("traceback", "")),
+            explanation=_explanation(data.get("explanation")),
         )
+
+
+def _explanation(value: object) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if type(value) is not dict or any(type(v) is not str for v in value.values()):
+        raise ValueError(f"a case's explanation is a {{lang: text}} object, not {value!r:.60}")
+    return {str(k): v for k, v in value.items()}
 
 
 @dataclass(frozen=True, slots=True)

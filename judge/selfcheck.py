@@ -5,6 +5,11 @@ is not, every wrong solution fails exactly where its header declares (verdict, f
 failing case, and step of a trace) and differs from the reference by no more lines than
 it declares, and two runs of the reference give identical observations. difflib is
 imported here only: `judge check` loads this module, `judge run` never does.
+
+A quiz proves itself the same way with answer sheets: answers.toml answers every question
+and no other, its own answers (`reference_source()`) are AC on the three seeds, the blank
+sheet and an empty one (`{}`) are not, and every solutions/wrong/*.json sheet fails where
+its "_expect" key declares.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from dataclasses import dataclass, field
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import JudgeError
 from judge.judging import expected_observations, judge_source
+from judge.questions import Quiz
 from judge.render import table
 from judge.report import Report
-from judge.spec import ProblemSpec
+from judge.spec import ProblemKind, ProblemSpec
 from judge.tensor import TensorData
 from judge.verdict import Verdict
 from judge.wire import encode
@@ -70,6 +76,9 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
 
 
 def _run_checks(problem: ProblemSpec, checks: list[Check]) -> None:
+    if problem.quiz is not None:
+        _quiz_checks(problem, problem.quiz, checks)
+        return
     for seed in (PUBLIC_SEED, *EXTRA_SEEDS):
         report = judge_source(problem, problem.reference_source(), seed=seed)
         detail = f"{report.passed}/{len(report.cases)} cases" + _why(report)
@@ -99,6 +108,38 @@ def _run_checks(problem: ProblemSpec, checks: list[Check]) -> None:
     checks.append(_determinism(problem))
 
 
+def _quiz_checks(problem: ProblemSpec, quiz: Quiz, checks: list[Check]) -> None:
+    missing = [q.id for q in quiz.questions if q.id not in quiz.keys]
+    checks.append(
+        Check(
+            "answers.toml answers every question",
+            not missing,
+            f"{len(quiz.keys)}/{len(quiz.questions)} questions"
+            + (f" — no answer for {', '.join(missing)}" if missing else ""),
+        )
+    )
+    if missing:
+        return  # every other check would be the judge failing (IE) on those questions
+    for seed in (PUBLIC_SEED, *EXTRA_SEEDS):
+        report = judge_source(problem, problem.reference_source(), seed=seed)
+        detail = f"{report.passed}/{len(report.cases)} questions" + _why(report)
+        checks.append(Check(f"answer key AC (seed {seed})", report.verdict is Verdict.AC, detail))
+    for name, sheet in (("blank sheet", problem.starter_source()), ("empty sheet", "{}")):
+        report = judge_source(problem, sheet)
+        ok = report.verdict not in (Verdict.AC, Verdict.IE)
+        checks.append(Check(f"{name} not AC", ok, report.verdict.value + _why(report)))
+    wrong = problem.wrong_solutions()
+    if len(wrong) < 2:
+        checks.append(
+            Check(
+                "wrong sheets", False, f"{len(wrong)} in solutions/wrong/; at least 2 are required"
+            )
+        )
+    for solution in wrong:
+        source = solution.path.read_text(encoding="utf-8")
+        checks.append(_fails_where_declared(problem, solution, source))
+
+
 def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, source: str) -> Check:
     """The run's verdict, first failing case and step are the ones the header declares."""
     declared = solution.first_failure
@@ -112,9 +153,13 @@ def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, source:
         f"{solution.path.name} fails as declared",
         ok,
         actual if ok else f"declared {declared}, got {actual}" + _why(report),
-        f"expect: {declared}",
-        f"expect: {actual}",
+        f"{_EXPECT_KEY[problem.kind]}{declared}",
+        f"{_EXPECT_KEY[problem.kind]}{actual}",
     )
+
+
+# How a declaration is written: a code solution's header line, a quiz sheet's key.
+_EXPECT_KEY = {ProblemKind.CODE: "expect: ", ProblemKind.QUIZ: "_expect: "}
 
 
 def first_failure(report: Report) -> FirstFailure | None:
@@ -138,7 +183,7 @@ _STEP_RE = re.compile(r"^step (\d+) \((.+?)\)(?: at |: )")
 def _diff_within_declared(solution: WrongSolution, reference: str, source: str) -> Check:
     """The wrong solution is reference.py plus its bug: no more lines than it declares."""
     size, first = diff_size(reference, source)
-    ok = size <= solution.differs
+    ok = solution.differs is not None and size <= solution.differs
     detail = f"{_lines(size)} of code differ from reference.py"
     if not ok:
         detail += f", more than the {solution.differs} declared; first: {first}"
@@ -146,7 +191,7 @@ def _diff_within_declared(solution: WrongSolution, reference: str, source: str) 
         f"{solution.path.name} differs as declared",
         ok,
         detail,
-        f"differs: {_lines(solution.differs)}",
+        f"differs: {_lines(solution.differs or 0)}",
         f"differs: {_lines(size)}",
     )
 

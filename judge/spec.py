@@ -6,12 +6,14 @@ import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from judge.checkers import CHECKER_KINDS, CheckSpec
 from judge.errors import SpecError
 from judge.limits import Limits
-from judge.wrong_solution import WrongSolution, load_wrong_solution
+from judge.questions import Quiz, load_quiz
+from judge.wrong_solution import WrongSolution, load_wrong_sheet, load_wrong_solution
 
 TIERS = ("browser", "torch")
 LANGS = ("zh", "en")
@@ -25,6 +27,26 @@ REQUIRED_FILES = (
     "reference.py",
     "cases.py",
 )
+CODE_FILES = ("starter.py", "reference.py", "cases.py")
+QUIZ_FILES = (
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "questions.toml",
+    "answers.toml",
+)
+# A quiz runs nothing, so its limits only bound the judge's own work; no problem.toml sets them.
+QUIZ_LIMITS = Limits(time_per_case_s=1.0, total_time_s=10.0, memory_mb=256)
+
+
+class ProblemKind(str, Enum):
+    """What a submission to the problem is: code run on cases, or a quiz's answer sheet."""
+
+    CODE = "code"
+    QUIZ = "quiz"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +63,8 @@ class ProblemSpec:
     checker: CheckSpec
     path: Path
     version: str
+    kind: ProblemKind = ProblemKind.CODE
+    quiz: Quiz | None = None  # a quiz's questions and answer key (judge/questions.py)
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -48,25 +72,35 @@ class ProblemSpec:
         return self._read(f"statement.{lang}.md")
 
     def starter_source(self) -> str:
+        """starter.py; for a quiz, the blank answer sheet (every question, null)."""
+        if self.quiz is not None:
+            return self.quiz.blank_sheet()
         return self._read("starter.py")
 
     def reference_source(self) -> str:
+        """reference.py; for a quiz, answers.toml as an answer sheet. Never public."""
+        if self.quiz is not None:
+            return self.quiz.reference_sheet()
         return self._read("reference.py")
 
     def cases_source(self) -> str:
+        if self.quiz is not None:
+            raise SpecError(_rel(self.path / "cases.py"), None, "a quiz has no cases.py")
         return self._read("cases.py")
 
     def wrong_solutions(self) -> list[WrongSolution]:
-        """solutions/wrong/*.py, each with its header (judge/wrong_solution.py)."""
-        return [
-            load_wrong_solution(path, _rel(path))
-            for path in sorted((self.path / "solutions" / "wrong").glob("*.py"))
-        ]
+        """solutions/wrong/*.py, each with its header (judge/wrong_solution.py); for a quiz,
+        solutions/wrong/*.json answer sheets, each with its "_expect" key."""
+        folder = self.path / "solutions" / "wrong"
+        if self.quiz is not None:
+            return [load_wrong_sheet(p, _rel(p)) for p in sorted(folder.glob("*.json"))]
+        return [load_wrong_solution(p, _rel(p)) for p in sorted(folder.glob("*.py"))]
 
     def summary(self) -> dict[str, object]:
         """Public metadata as plain data (for --json and the web)."""
         return {
             "slug": self.slug,
+            "kind": self.kind.value,
             "title": dict(self.title),
             "tier": self.tier,
             "order": self.order,
@@ -87,18 +121,83 @@ def load_problem(folder: Path) -> ProblemSpec:
     folder = Path(folder)
     if not folder.is_dir():
         raise SpecError(str(folder), None, "not a problem folder")
-    for name in REQUIRED_FILES:
-        _require_text(folder / name)
     toml_path = folder / "problem.toml"
+    _require_text(toml_path)
     try:
         data = tomllib.loads((toml_path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(_rel(toml_path), None, f"invalid TOML: {exc}") from None
+    kind = _kind(data, _rel(toml_path))
+    for name in QUIZ_FILES if kind is ProblemKind.QUIZ else REQUIRED_FILES:
+        _require_text(folder / name)
+    if kind is ProblemKind.QUIZ:
+        return _build_quiz(data, folder, _rel(toml_path))
     return _build(data, folder, _rel(toml_path))
 
 
-def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
-    f = _Fields(data, file)
+def _kind(data: dict[str, object], file: str) -> ProblemKind:
+    value = data.get("kind", ProblemKind.CODE.value)
+    try:
+        return ProblemKind(value)
+    except ValueError:
+        kinds = ", ".join(k.value for k in ProblemKind)
+        raise SpecError(file, "kind", f"{value!r} must be one of {kinds}") from None
+
+
+def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
+    """A quiz: no code, so no [submission], [limits] or [checker], and none of the code files."""
+    for table in ("submission", "limits", "checker"):
+        if table in data:
+            raise SpecError(file, table, "a quiz has none: its answers are data, not code")
+    for name in CODE_FILES:
+        if (folder / name).exists():
+            raise SpecError(_rel(folder / name), None, "a quiz has no code files")
+    common = _common(_Fields(data, file), folder, file)
+    if common.tier != "browser":
+        raise SpecError(file, "tier", "a quiz is browser tier: it needs nothing to run")
+    quiz = load_quiz(folder, _rel(folder / "questions.toml"), _rel(folder / "answers.toml"))
+    return common.spec(QUIZ_LIMITS, (), parse_check({}, file, "checker"), folder, quiz)
+
+
+@dataclass(frozen=True, slots=True)
+class _Common:
+    """The problem.toml fields every kind of problem has."""
+
+    slug: str
+    title: dict[str, str]
+    tier: str
+    order: int
+    chapter: str
+    points: int
+    tags: tuple[str, ...]
+
+    def spec(
+        self,
+        limits: Limits,
+        names: tuple[str, ...],
+        checker: CheckSpec,
+        folder: Path,
+        quiz: Quiz | None = None,
+    ) -> ProblemSpec:
+        return ProblemSpec(
+            slug=self.slug,
+            title=self.title,
+            tier=self.tier,
+            order=self.order,
+            chapter=self.chapter,
+            points=self.points,
+            tags=self.tags,
+            limits=limits,
+            names=names,
+            checker=checker,
+            path=folder,
+            version=content_version(folder),
+            kind=ProblemKind.CODE if quiz is None else ProblemKind.QUIZ,
+            quiz=quiz,
+        )
+
+
+def _common(f: _Fields, folder: Path, file: str) -> _Common:
     slug = f.string("slug")
     if not SLUG_RE.match(slug):
         raise SpecError(file, "slug", f"{slug!r} must be lowercase letters, digits and dashes")
@@ -107,7 +206,7 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
     tier = f.string("tier")
     if tier not in TIERS:
         raise SpecError(file, "tier", f"{tier!r} must be one of {', '.join(TIERS)}")
-    return ProblemSpec(
+    return _Common(
         slug=slug,
         title=_titles(f.table("title"), file),
         tier=tier,
@@ -115,11 +214,16 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
         chapter=f.string("chapter"),
         points=f.integer("points", minimum=0),
         tags=tuple(f.strings("tags")),
+    )
+
+
+def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
+    f = _Fields(data, file)
+    return _common(f, folder, file).spec(
         limits=_limits(_Fields(f.table("limits"), file, "limits")),
         names=_names(_Fields(f.table("submission"), file, "submission")),
         checker=parse_check(f.optional_table("checker"), file, "checker"),
-        path=folder,
-        version=content_version(folder),
+        folder=folder,
     )
 
 

@@ -12,10 +12,16 @@ the checker's message prints it; the op may be left out), or `at load` when the
 submission fails before any case runs (a compile error, an exception while importing).
 `differs:` is the most lines of code that may differ from reference.py: the bug and
 nothing else (blank and comment-only lines aside; `judge check` counts with difflib).
+
+A quiz's known-wrong answer sheet (`solutions/wrong/*.json`) says the same in its
+top-level `"_expect"` key, without the `# expect: ` prefix and without `differs`:
+
+    {"_expect": "WA at case tokens-without-cache", "tokens-without-cache": "n * n / 2", ...}
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +29,8 @@ from pathlib import Path
 from judge.errors import SpecError
 from judge.verdict import Verdict
 
-_EXPECT_RE = re.compile(r"^# expect: (?P<verdict>\S+)(?: at (?P<where>.*\S))?\s*$")
+_EXPECT_RE = re.compile(r"^# expect: (?P<declared>.*)$")
+_DECLARED_RE = re.compile(r"^(?P<verdict>\S+)(?: at (?P<where>.*\S))?\s*$")
 _CASE_RE = re.compile(
     r"^case (?P<case>[a-z0-9][a-z0-9._-]*)(?: step (?P<step>\d+)(?: \((?P<op>.+)\))?)?$"
 )
@@ -66,7 +73,7 @@ class FirstFailure:
 class WrongSolution:
     path: Path
     first_failure: FirstFailure
-    differs: int  # most lines of code that may differ from reference.py
+    differs: int | None  # most lines of code that may differ from reference.py; None: a quiz
 
     @property
     def expect(self) -> Verdict:
@@ -81,25 +88,45 @@ def load_wrong_solution(path: Path, file: str) -> WrongSolution:
     return WrongSolution(path, parse_expect(first, file), parse_differs(second, file))
 
 
+def load_wrong_sheet(path: Path, file: str) -> WrongSolution:
+    """A quiz's known-wrong answer sheet: its "_expect" key declares where it fails."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SpecError(file, None, f"not JSON: {exc}") from None
+    declared = data.get("_expect") if type(data) is dict else None
+    if type(declared) is not str:
+        raise SpecError(file, "_expect", 'must be a string such as "WA at case QUESTION"')
+    return WrongSolution(path, parse_declared(declared, file, "_expect"), None)
+
+
 def parse_expect(line: str, file: str) -> FirstFailure:
     """Line 1: `# expect: VERDICT at case NAME [step N [(OP)]]` or `... at load`."""
     match = _EXPECT_RE.match(line)
-    if match is None:
+    if match is None or _DECLARED_RE.match(match.group("declared")) is None:
         raise SpecError(file, "expect", f"first line must be '{EXPECT_FORM}', got {line!r:.80}")
+    return parse_declared(match.group("declared"), file, "expect")
+
+
+def parse_declared(text: str, file: str, field: str) -> FirstFailure:
+    """`VERDICT at case NAME [step N [(OP)]]` or `VERDICT at load`; errors name `field`."""
+    match = _DECLARED_RE.match(text)
+    if match is None:
+        raise SpecError(file, field, f"must be 'VERDICT at case NAME', got {text!r:.80}")
     try:
         verdict = Verdict.parse(match.group("verdict"))
     except ValueError as exc:
-        raise SpecError(file, "expect", str(exc)) from None
+        raise SpecError(file, field, str(exc)) from None
     if verdict in (Verdict.AC, Verdict.IE):
         raise SpecError(
-            file, "expect", f"{verdict.value} is not a failure a wrong solution can declare"
+            file, field, f"{verdict.value} is not a failure a wrong solution can declare"
         )
     where = match.group("where")
     if where is None:
         raise SpecError(
             file,
-            "expect",
-            f"{line!r} says no place: add 'at case NAME' (the first case it must fail) "
+            field,
+            f"{text!r} says no place: add 'at case NAME' (the first case it must fail) "
             "or 'at load'",
         )
     if where == "load":
@@ -107,7 +134,7 @@ def parse_expect(line: str, file: str) -> FirstFailure:
     place = _CASE_RE.match(where)
     if place is None:
         raise SpecError(
-            file, "expect", f"{where!r} must be 'case NAME', 'case NAME step N (OP)' or 'load'"
+            file, field, f"{where!r} must be 'case NAME', 'case NAME step N (OP)' or 'load'"
         )
     step = place.group("step")
     return FirstFailure(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from problem_factory import FILES, TOML, MakeProblem
+from quiz_factory import MakeQuiz, write_quiz
 
 
 @pytest.fixture
@@ -36,5 +37,15 @@ def make_problem(tmp_path: Path) -> MakeProblem:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(textwrap.dedent(text), encoding="utf-8")
         return folder
+
+    return make
+
+
+@pytest.fixture
+def make_quiz(tmp_path: Path) -> MakeQuiz:
+    """make_quiz(files={...}) -> a quiz folder (tests/quiz_factory.py), alone in its root."""
+
+    def make(files: dict[str, str | None] | None = None, slug: str = "quiz") -> Path:
+        return write_quiz(tmp_path / "quizzes", files, slug)
 
     return make
