@@ -4,6 +4,8 @@ An operation is ["start", req_id, tokens] or ["finish", req_id]. `run` applies t
 one and records, per step, the operation, its return value and both tiers' state.
 """
 
+import hashlib
+import json
 import random
 
 _BLOCK_SIZES = (1, 2, 3, 4, 8, 16)
@@ -200,14 +202,37 @@ def generated_cases(rng: random.Random) -> list[dict]:
     cases = []
     for i in range(16):
         block_size = _BLOCK_SIZES[i % len(_BLOCK_SIZES)]
-        gpu = rng.randint(4, 24)
+        # Small tiers keep eviction frequent (and every step's recorded state short).
+        gpu = rng.randint(4, 16)
         writer = _TraceWriter(rng, block_size, max(2, gpu // 2))
-        for _ in range(rng.randint(150, 300)):
+        for _ in range(rng.randint(150, 250)):
             writer.step()
-        cpu = 0 if i % 8 == 7 else rng.randint(2, 24)
+        cpu = 0 if i % 8 == 7 else rng.randint(2, 16)
         block_bytes = block_size * rng.choice(_BYTES_PER_TOKEN)
         cases.append(_case(f"random-{i:02d}", gpu, cpu, block_size, block_bytes, writer.ops))
     return cases
+
+
+def _block_hash(parent: int | None, tokens: list[int]) -> int:
+    """The statement's block_hash, kept here so that naming never trusts the submission."""
+    data = json.dumps([parent, tokens], separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+
+
+def _block_names(args: dict) -> dict[int, str]:
+    """Names every full block of the trace's prompts "R.I": block I of request R, the first
+    request whose prompt holds that block. The record is read by people, and 64-bit hashes
+    would also make it five times as long."""
+    names: dict[int, str] = {}
+    bs = args["block_size"]
+    for op in args["ops"]:
+        if op[0] != "start":
+            continue
+        parent = None
+        for i in range(len(op[2]) // bs):
+            parent = _block_hash(parent, op[2][i * bs : (i + 1) * bs])
+            names.setdefault(parent, f"{op[1]}.{i}")
+    return names
 
 
 def _copy(value: object) -> object:
@@ -219,6 +244,15 @@ def run(sub, args: dict) -> list[dict]:
     cache = sub.TieredCache(
         args["gpu_blocks"], args["cpu_blocks"], args["block_size"], args["block_bytes"]
     )
+    names = _block_names(args)
+
+    def name(h: object) -> object:
+        # Anything that is not the hash of a block of this trace stays as it is (and differs).
+        return names.get(h, h) if isinstance(h, int) and not isinstance(h, bool) else h
+
+    def pair(p: object) -> object:
+        return [name(p[0]), *p[1:]] if isinstance(p, (list, tuple)) and p else p
+
     steps = []
     for op in args["ops"]:
         if op[0] == "start":
@@ -227,12 +261,12 @@ def run(sub, args: dict) -> list[dict]:
         else:
             label = f"finish(req_id={op[1]})"
             result = cache.finish(op[1])
-        # Copies, not references: a later step must not rewrite an earlier observation.
+        # New lists, not the submission's: a later step must not rewrite an earlier one.
         state = {
-            "gpu_lru": list(cache.gpu_lru()),
-            "gpu_in_use": [list(pair) for pair in cache.gpu_in_use()],
+            "gpu_lru": [name(h) for h in cache.gpu_lru()],
+            "gpu_in_use": [pair(p) for p in cache.gpu_in_use()],
             "gpu_private": cache.gpu_private(),
-            "cpu_lru": list(cache.cpu_lru()),
+            "cpu_lru": [name(h) for h in cache.cpu_lru()],
         }
         steps.append({"op": label, "result": result, "state": state})
     return steps
