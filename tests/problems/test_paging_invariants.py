@@ -1,12 +1,13 @@
 """The stateful references keep the promises their statements make.
 
 `judge check` compares every submission with the reference, so a bug in a reference
-would be invisible to it. These tests replay the public and generated traces of the four
+would be invisible to it. These tests replay the public and generated traces of the
 stateful problems through their references and check, step by step, the statements'
 rules restated without the reference's code: no block is lost or owned twice, counts
 equal owners, a reused block holds exactly the prefix the request needs and a possible
 hit is never missed, the free and eviction orders, resets only when idle, and the
-scheduler's budgets, victims and first-come-first-served order. Every known-wrong
+scheduler's budgets, victims and first-come-first-served order, chunked prefill's
+budget and order, and swapping's two pools. Every known-wrong
 solution of these problems breaks at least one of them (checked when they were written).
 """
 
@@ -238,3 +239,89 @@ def test_scheduler_preempts_from_the_tail_and_serves_the_waiting_queue_in_order(
             waiting = waiting[len(admitted) :]
             assert state["waiting"] == waiting, step["op"]
             running = state["running"]
+
+
+def test_chunked_prefill_schedules_decodes_first_and_keeps_within_the_budget() -> None:
+    """Decodes (one token each) before any chunk, the budget never exceeded, nothing after
+    a chunk that was cut, no chunk in a step that preempted, at most one request partly
+    prefilled and it is last in the running list, and every block accounted for."""
+    for args, steps in _traces("chunked-prefill"):
+        bs, budget = args["block_size"], args["max_num_batched_tokens"]
+        reqs = {r[0]: r for r in args["requests"]}
+        computed, generated = Counter(), Counter()
+        decoding = dict.fromkeys(reqs, False)
+        for t, step in enumerate(steps):
+            result, state = step["result"], step["state"]
+            scheduled = result["scheduled"]
+            assert result["total_num_scheduled_tokens"] == sum(n for _, n in scheduled) <= budget
+            kinds = [decoding[i] for i, _ in scheduled]
+            assert kinds == sorted(kinds, reverse=True), (args, t)  # decodes first
+            for k, (i, n) in enumerate(scheduled):
+                left = reqs[i][2] + generated[i] - computed[i]
+                assert n == 1 if decoding[i] else 1 <= n <= left
+                if not decoding[i] and n < left:
+                    assert k == len(scheduled) - 1, (args, t)  # a cut chunk is last
+            for p in result["preempted"]:
+                computed[p], decoding[p] = 0, False
+            if result["preempted"]:
+                assert all(decoding[i] for i, _ in scheduled)
+            for i, n in scheduled:
+                computed[i] += n
+                if computed[i] == reqs[i][2] + generated[i]:
+                    generated[i] += 1
+                    decoding[i] = True
+            running = state["running"]
+            used = sum(_ceil_div(computed[i], bs) for i in running)
+            assert used + state["num_free_blocks"] == args["num_blocks"], (args, t)
+            partial = [i for i in running if not decoding[i]]
+            assert len(partial) <= 1 and (not partial or partial[0] == running[-1])
+        assert all(generated[i] == reqs[i][3] for i in reqs)
+
+
+def test_swap_preemption_conserves_both_pools_and_resumes_oldest_first() -> None:
+    """Victims come off the tail of the running list; a swap moves ceil(computed / bs)
+    blocks each way; swapped requests come back oldest first and before any admission;
+    and the GPU and CPU pools both add up at every step."""
+    for args, steps in _traces("swap-preemption"):
+        bs = args["block_size"]
+        spec = {r[0]: (r[2], r[3]) for r in args["requests"]}
+        computed, generated = Counter(), Counter()
+        running: list[int] = []
+        swapped: list[int] = []
+        waiting: list[int] = []
+        for t, step in enumerate(steps[:-1]):  # the last step is the comparison summary
+            waiting += [r[0] for r in args["requests"] if r[1] == t]
+            result, state = step["result"], step["state"]
+            victims = {x for x, _ in result["swapped_out"]} | {x for x, _ in result["dropped"]}
+            assert set(running[len(running) - len(victims) :]) == victims, (args, t)
+            for x, blocks in result["swapped_out"]:
+                assert blocks == _ceil_div(computed[x], bs) >= 1
+            for x, tokens in result["dropped"]:
+                assert tokens == computed[x]
+                computed[x] = 0
+            swapped += [x for x, _ in result["swapped_out"]]
+            waiting = [x for x, _ in result["dropped"]][::-1] + waiting
+            order = [x for x, _ in result["scheduled"]]
+            decoded = [x for x in running if x not in victims]
+            assert order[: len(decoded)] == decoded
+            resumed = [x for x, _ in result["swapped_in"]]
+            rest = order[len(decoded) :]
+            assert rest[: len(resumed)] == resumed == swapped[: len(resumed)]
+            for x, blocks in result["swapped_in"]:
+                assert blocks == _ceil_div(computed[x], bs)
+            swapped = swapped[len(resumed) :]
+            admitted = rest[len(resumed) :]
+            assert not (victims and (resumed or admitted)) and not (admitted and swapped)
+            assert admitted == waiting[: len(admitted)]
+            waiting = waiting[len(admitted) :]
+            for x, n in result["scheduled"]:
+                prompt, _ = spec[x]
+                assert n == (prompt + generated[x] if computed[x] == 0 else 1)
+                computed[x] += n
+                generated[x] += 1
+            running = state["running"]
+            assert state["swapped"] == swapped and state["waiting"] == waiting
+            gpu = sum(_ceil_div(computed[x], bs) for x in running)
+            cpu = sum(_ceil_div(computed[x], bs) for x in swapped)
+            assert gpu + state["num_free_blocks"] == args["num_blocks"], (args, t)
+            assert cpu + state["num_free_cpu_blocks"] == args["num_cpu_blocks"], (args, t)
