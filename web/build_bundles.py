@@ -49,11 +49,23 @@ def write_judge_zip(judge_dir: Path, target: Path) -> int:
 
 # Lines shorter than this ("return total", "import math") are too common to be evidence.
 MIN_SECRET_LINE = 16
-PUBLIC_FILES = ("starter.py", "cases.py", "problem.toml", "statement.zh.md", "statement.en.md")
+PUBLIC_FILES = (
+    "starter.py",
+    "cases.py",
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "questions.toml",  # a quiz's questions
+)
+# Never public: a code problem's reference and a quiz's answer key (answers, hidden points,
+# explanations); and under solutions/, known-wrong code and known-wrong answer sheets.
+SECRET_FILES = ("reference.py", "answers.toml")
+SECRET_SOLUTIONS = ("solutions/**/*.py", "solutions/**/*.json")
 
 
 def secret_lines(problem_dir: Path) -> dict[str, str]:
-    """Distinctive lines of the reference and the known-wrong solutions -> their file.
+    """Distinctive lines of the reference (a quiz's answers.toml) and the known-wrong
+    solutions (a quiz's wrong answer sheets) -> their file.
 
     Text that also appears in a public file is public and not counted: the starter
     shares imports, the signature and scaffolding (sometimes with a comment added).
@@ -64,14 +76,29 @@ def secret_lines(problem_dir: Path) -> dict[str, str]:
         if (problem_dir / name).is_file()
     )
     secrets: dict[str, str] = {}
-    for path in [problem_dir / "reference.py", *sorted(problem_dir.glob("solutions/**/*.py"))]:
+    solutions = sorted(p for pattern in SECRET_SOLUTIONS for p in problem_dir.glob(pattern))
+    for path in [*(problem_dir / name for name in SECRET_FILES), *solutions]:
         if not path.is_file():
             continue
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in _telling_lines(path):
             text = line.strip()
             if len(text) >= MIN_SECRET_LINE and text not in public:
                 secrets.setdefault(text, str(path.relative_to(problem_dir.parent)))
     return secrets
+
+
+def _telling_lines(path: Path) -> list[str]:
+    """The file's lines; for data (a quiz's TOML and JSON) also the lines of every string
+    value it holds: a file line carries the key and quotes (JSON) or a backslash that
+    continues a long string (TOML), and the value alone never matched a bundle."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if path.suffix in (".toml", ".json"):
+        import tomllib
+
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        lines += [line for value in strings_in(data) for line in value.splitlines()]
+    return lines
 
 
 def strings_in(value: object) -> list[str]:

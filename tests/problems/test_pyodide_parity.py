@@ -6,6 +6,11 @@ the reference, the starter, every wrong solution and a few broken submissions, t
 Pyodide report must match `judge.browser.run_public` under CPython case by case, and the
 CPython browser verdict must match the full local judge (`judge_source`, a child process
 per run) wherever the browser can see the failure at all.
+
+A quiz (problems/self-test) is covered the same way with answer sheets: its answer key (as
+a sheet), its blank sheet, its known-wrong sheets and broken ones. The browser has no
+answers to its number and choice questions, so those cases are not checked there
+(verdict None) and only the questions it checks are compared with the local judge.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from judge.browser import run_public
 from judge.bundle import public_bundle
 from judge.cases import build_cases
 from judge.judging import expected_observations, judge_source
+from judge.report import Report
 from judge.spec import ProblemSpec, load_problem
 from judge.verdict import Verdict
 
@@ -40,6 +46,19 @@ BROKEN = {
     "broken/syntax-error": "def oops(:\n    pass\n",
     "broken/missing-names": "VALUE = 1\n",
     "broken/raises-on-import": "raise RuntimeError('no luck')\n",
+}
+# Answer sheets every quiz must judge identically in both interpreters.
+BROKEN_SHEETS = {
+    "broken/not-json": '{"a": 1,\n "b": }\n',
+    "broken/not-an-object": "[1, 2]\n",
+    "broken/unknown-question": '{"no-such-question": 1}\n',
+    "broken/hostile-answers": None,  # built per quiz: every answer hostile for its type
+}
+HOSTILE = {
+    "number": "1e999",
+    "choice": ["a"],
+    "choices": ["no-such-option"],
+    "expression": "__import__('os').system('id') + 9 ** 9 ** 9",
 }
 
 
@@ -70,6 +89,10 @@ def _submissions(problem: ProblemSpec) -> list[Submission]:
         source = wrong.path.read_text(encoding="utf-8")
         subs.append(Submission(problem.slug, f"wrong/{wrong.path.name}", source, wrong.expect))
     subs += [Submission(problem.slug, label, src, None) for label, src in BROKEN.items()]
+    if problem.quiz is not None:
+        hostile = json.dumps({q.id: HOSTILE[q.type.value] for q in problem.quiz.questions})
+        for label, sheet in BROKEN_SHEETS.items():
+            subs.append(Submission(problem.slug, label, sheet or hostile, None))
     return subs
 
 
@@ -101,7 +124,11 @@ def cpython_reports(bundles: dict[str, str]) -> dict[str, dict[str, object]]:
 @pytest.fixture(scope="session")
 def expected() -> dict[str, dict[str, object]]:
     """Reference observations on the public seed, per problem, for the local judge."""
-    return {slug: expected_observations(p, build_cases(p, None)) for slug, p in PROBLEMS.items()}
+    return {
+        slug: expected_observations(p, build_cases(p, None))
+        for slug, p in PROBLEMS.items()
+        if p.quiz is None  # a quiz has no cases to run: its sheets are judged in process
+    }
 
 
 @pytest.fixture(scope="session")
@@ -177,8 +204,36 @@ def test_browser_verdict_matches_the_local_judge(
         pytest.skip(
             f"{sub.label} declares {sub.expect.value}, a limit the browser does not enforce"
         )
-    local = judge_source(PROBLEMS[sub.slug], sub.source, expected=expected[sub.slug])
+    problem = PROBLEMS[sub.slug]
+    if problem.quiz is not None:
+        _quiz_verdicts_agree(sub, judge_source(problem, sub.source), cpython_reports[sub.job_id])
+        return
+    local = judge_source(problem, sub.source, expected=expected[sub.slug])
     assert cpython_reports[sub.job_id]["verdict"] == local.verdict.value
+    if sub.label == "reference":
+        assert local.verdict is Verdict.AC
+    elif sub.expect is not None:
+        assert local.verdict is sub.expect
+    else:
+        assert local.verdict is not Verdict.AC
+
+
+def _quiz_verdicts_agree(sub: Submission, local: Report, browser: dict[str, object]) -> None:
+    """Every question the browser checks gets the local verdict (an expression may still
+    fail at the judge's hidden points, which the browser never sees); where the browser
+    checked every question that failed locally, the overall verdict is the same too."""
+    seen = {c["name"]: c["verdict"] for c in browser["cases"]}  # type: ignore[attr-defined]
+    hidden_only = {
+        c.name
+        for c in local.cases
+        if c.verdict is Verdict.WA and c.message.endswith("at a point the judge chose")
+    }
+    for result in local.cases:
+        if seen[result.name] is not None and result.name not in hidden_only:
+            assert seen[result.name] == result.verdict.value, result.name  # type: ignore[union-attr]
+    failing = [c.name for c in local.cases if c.verdict is not Verdict.AC]
+    if all(seen[name] not in (None, "AC") for name in failing):
+        assert browser["verdict"] == local.verdict.value
     if sub.label == "reference":
         assert local.verdict is Verdict.AC
     elif sub.expect is not None:

@@ -99,3 +99,23 @@ def test_a_scaffold_line_the_starter_carries_with_a_comment_is_public(tmp_path: 
     (problem / "starter.py").write_text(f"{scaffold}  # seq_id -> blocks\n")
     (problem / "reference.py").write_text(f"{scaffold}\n{secret}\n")
     assert secret_lines(problem) == {secret: "demo/reference.py"}
+
+
+def test_a_quiz_answer_key_in_a_bundle_stops_the_build() -> None:
+    """answers.toml holds its secrets in TOML strings whose lines end in a backslash
+    continuation, so its lines alone never matched a bundle: its string values count too."""
+    from judge.spec import load_problem
+
+    quiz = PROBLEMS / "self-test"
+    secrets = secret_lines(quiz)
+    bundle = build_bundles.page_bundle(load_problem(quiz))
+    check_no_leak(bundle, secrets, "problems/self-test.json")  # the real bundle is clean
+    assert "questions" in bundle and "answers.toml" not in json.dumps(bundle)
+    key = load_problem(quiz).quiz
+    assert key is not None
+    leaks = [key.keys["batched-decode"].explanation["en"], "n * p + n * (n - 1) / 2"]
+    leaks.append(json.loads((quiz / "solutions/wrong/caches-queries.json").read_text())["_mistake"])
+    for leak in leaks:
+        bundle["statements"] = {"en": f"see: {leak}"}
+        with pytest.raises(BundleLeakError, match="self-test/"):
+            check_no_leak(bundle, secrets, "problems/self-test.json")
