@@ -36,6 +36,18 @@ def test_attention_decode_wrong_solutions_get_their_declared_verdicts(runner, wr
     assert runner.judge(problem, source, seed=11).verdict is declared[wrong]
 
 
+def test_runner_judges_a_quiz_in_process_without_a_reference_run(runner) -> None:  # type: ignore[no-untyped-def]
+    """A quiz has no cases.py to run: its sheets once went to the reference cache and the
+    server answered every quiz submission with IE."""
+    problem = runner.problems.get("self-test")
+    cached = len(runner.cache)
+    right = runner.judge(problem, problem.reference_source(), seed=5)
+    assert right.verdict.value == "AC" and right.seed == "secret"
+    assert right.environment["launcher"] == "quiz" and len(runner.cache) == cached
+    wrong = problem.wrong_solutions()[0]
+    assert runner.judge(problem, wrong.path.read_text(), seed=5).verdict is wrong.expect
+
+
 def test_runner_rejects_bad_source_with_a_clear_message(runner) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SourceError, match="NUL byte"):
         runner.judge("attention-decode", "x = 1\0")
