@@ -11,7 +11,14 @@ import json
 import zipfile
 from pathlib import Path
 
-PUBLIC_FILES = ("starter.py", "cases.py", "problem.toml", "statement.zh.md", "statement.en.md")
+PUBLIC_FILES = (
+    "starter.py",
+    "cases.py",
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "questions.toml",  # a quiz's questions
+)
 MIN_LINE = 16  # shorter lines ("return total") are too common to prove anything
 # A wrong solution's self-check header (`# expect: WA at case small`, `# differs: 2 lines`)
 # is the documented format, quoted in the judge's own sources; it tells nothing secret.
@@ -23,15 +30,20 @@ def problem_dirs(problems: Path) -> list[Path]:
 
 
 def secret_lines(problem: Path) -> dict[str, str]:
-    """Lines of reference.py and solutions/**.py whose text no public file of the
-    problem contains (the starter may carry a scaffold line with a comment added)."""
+    """Lines of reference.py (a quiz's answers.toml) and solutions/** (.py; a quiz's .json
+    answer sheets) whose text no public file of the problem contains (the starter may
+    carry a scaffold line with a comment added)."""
     public = "\n".join(
         (problem / name).read_text(encoding="utf-8")
         for name in PUBLIC_FILES
         if (problem / name).is_file()
     )
     found: dict[str, str] = {}
-    for path in [problem / "reference.py", *sorted(problem.glob("solutions/**/*.py"))]:
+    secret = [problem / "reference.py", problem / "answers.toml"]
+    secret += sorted(problem.glob("solutions/**/*.py")) + sorted(
+        problem.glob("solutions/**/*.json")
+    )
+    for path in (p for p in secret if p.is_file()):
         for line in path.read_text(encoding="utf-8").splitlines():
             text = line.strip()
             if text.startswith(HEADER_PREFIXES):
