@@ -161,8 +161,9 @@ class _TraceWriter:
         if not self.live or roll < 0.45:
             self.start()
         elif roll < 0.97:
-            if rng.random() < 0.05:  # an id that never started or already finished
-                self.ops.append(_finish(rng.randrange(self.next_id + 2)))
+            if rng.random() < 0.05:  # an id that was refused, never started or finished
+                gone = [i for i in range(self.next_id + 2) if i not in self.live]
+                self.ops.append(_finish(rng.choice(gone)))
             else:
                 self.ops.append(_finish(self.live.pop(rng.randrange(len(self.live)))))
         else:
@@ -184,7 +185,8 @@ class _TraceWriter:
         elif roll < 0.75:  # the next turn of an earlier conversation
             source = rng.choice(self.history)
             prompt = source + self.tokens(rng.randint(1, 2 * bs))
-        elif roll < 0.85:  # the same prompt again: the hit cap makes its last block a copy
+        elif roll < 0.85:  # the same prompt again: if block-aligned, the hit cap recomputes
+            # its last block, which is then a private copy of a cached one
             prompt = list(rng.choice(self.history))
         else:
             prompt = self.tokens(rng.randint(1, 4 * bs))

@@ -34,6 +34,7 @@ class TieredCache:
         self._requests: dict[int, list[int | None]] = {}  # per block: its hash, None if private
 
     def start(self, req_id: int, tokens: list[int]) -> dict | None:
+        """Admit a request: look up, claim, make room, load, compute; None if it cannot fit."""
         hashes = self._full_block_hashes(tokens)
         hits = self._lookup(hashes, (len(tokens) - 1) // self.block_size)
         gpu_hits = [h for h in hits if self._on_gpu(h)]
@@ -65,6 +66,7 @@ class TieredCache:
         }
 
     def finish(self, req_id: int) -> bool:
+        """Release a request's blocks, last block first; False if it does not exist."""
         blocks = self._requests.pop(req_id, None)
         if blocks is None:
             return False
