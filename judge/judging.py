@@ -18,7 +18,6 @@ from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
 from judge.limits import Limits
 from judge.outcome import Outcome
-from judge.quiz import judge_answers
 from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
 from judge.source import validate_source
@@ -68,6 +67,8 @@ def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Re
     """A quiz's answer sheet, judged in this process: nothing is executed, so no launcher,
     limits or expected observations; a failure of the judge is still IE, never WA."""
     try:
+        from judge.quiz import judge_answers  # only quizzes pay for the answer machinery
+
         if problem.quiz is None:
             raise RuntimeError(f"{problem.slug} is a quiz without questions")
         outcome = judge_answers(problem.quiz, source, PUBLIC_SEED if seed is None else seed)

@@ -7,10 +7,13 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 
-from judge.questions import Question, QuestionType
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
 from judge.verdict import Verdict
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.questions import Question
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
 MAX_MESSAGE = 70
@@ -98,11 +101,13 @@ def _print_explanations(report: Report, lang: str) -> None:
             print(f"\n{case.name}: right. " + clean(text).strip().replace("\n", "\n  "))
 
 
+# Keyed by QuestionType's values: render is loaded by every `judge run`, the quiz
+# machinery (judge.questions) only for quizzes.
 _ANSWER_FORM = {
-    QuestionType.NUMBER: "a number",
-    QuestionType.CHOICE: 'one option id, such as "{first}"',
-    QuestionType.CHOICES: 'a list of option ids, such as ["{first}"]',
-    QuestionType.EXPRESSION: 'an expression in {variables}, in a string, such as "{first} + 1"',
+    "number": "a number",
+    "choice": 'one option id, such as "{first}"',
+    "choices": 'a list of option ids, such as ["{first}"]',
+    "expression": 'an expression in {variables}, in a string, such as "{first} + 1"',
 }
 
 
@@ -111,7 +116,7 @@ def quiz_text(questions: Sequence[Question], lang: str) -> str:
     blocks = []
     for i, q in enumerate(questions, 1):
         first = q.options[0].id if q.options else (q.variables[0] if q.variables else "")
-        form = _ANSWER_FORM[q.type].format(first=first, variables=", ".join(q.variables))
+        form = _ANSWER_FORM[q.type.value].format(first=first, variables=", ".join(q.variables))
         if q.unit:
             form += f" ({q.unit[lang]})"
         lines = [f"{i}. {q.id}", "   " + q.prompt[lang].strip().replace("\n", "\n   ")]

@@ -12,8 +12,12 @@ from pathlib import Path
 from judge.checkers import CHECKER_KINDS, CheckSpec
 from judge.errors import SpecError
 from judge.limits import Limits
-from judge.questions import Quiz, load_quiz
-from judge.wrong_solution import WrongSolution, load_wrong_sheet, load_wrong_solution
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    # Imported where used: `judge run` on a code problem loads neither (start-up time).
+    from judge.questions import Quiz
+    from judge.wrong_solution import WrongSolution
 
 TIERS = ("browser", "torch")
 LANGS = ("zh", "en")
@@ -91,6 +95,8 @@ class ProblemSpec:
     def wrong_solutions(self) -> list[WrongSolution]:
         """solutions/wrong/*.py, each with its header (judge/wrong_solution.py); for a quiz,
         solutions/wrong/*.json answer sheets, each with its "_expect" key."""
+        from judge.wrong_solution import load_wrong_sheet, load_wrong_solution
+
         folder = self.path / "solutions" / "wrong"
         if self.quiz is not None:
             return [load_wrong_sheet(p, _rel(p)) for p in sorted(folder.glob("*.json"))]
@@ -155,6 +161,8 @@ def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec
     common = _common(_Fields(data, file), folder, file)
     if common.tier != "browser":
         raise SpecError(file, "tier", "a quiz is browser tier: it needs nothing to run")
+    from judge.questions import load_quiz
+
     quiz = load_quiz(folder, _rel(folder / "questions.toml"), _rel(folder / "answers.toml"))
     return common.spec(QUIZ_LIMITS, (), parse_check({}, file, "checker"), folder, quiz)
 
