@@ -254,9 +254,11 @@ def _random_attention(rng, name):
     dim = rng.choice([-1, -1, -1, [0, 2, 3], None])
     loud, channels, quiet = [], [], []
     if dim is not None and rng.random() < 0.5:
+        tokens = {}  # distinct tokens: one token made loud twice would be 10^5 times louder
         for _ in range(rng.randint(1, 3)):
             token = (rng.randrange(batch), rng.randrange(kv_heads), rng.randrange(cached))
-            loud.append((*token, rng.choice([100.0, 300.0, 1000.0])))
+            tokens[token] = rng.choice([100.0, 300.0, 1000.0])
+        loud = [(*token, factor) for token, factor in tokens.items()]
     if dim == -1 and rng.random() < 0.5:
         for h in range(kv_heads):
             channels.append((h, rng.randrange(head_dim), rng.choice([4.0, 8.0, 16.0])))

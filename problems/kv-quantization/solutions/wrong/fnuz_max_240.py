@@ -1,7 +1,7 @@
 # expect: WA at case quantize-scale-one-ties-to-even
 # differs: 1 line
-# Mistake: takes 240, the largest float8_e4m3fnuz value (AMD MI300's FP8, with a
-# different exponent bias), as the E4M3 maximum: every scale is 448/240 too large.
+# Mistake: takes 240 as the E4M3 maximum, as some engine docs state it; 240 is the
+# largest float8_e4m3fnuz value (AMD MI300's FP8, exponent bias 8), not E4M3FN's 448.
 """FP8 E4M3 KV cache: quantize with scales, dequantize, attend over it, count its bytes."""
 
 import math
@@ -37,7 +37,7 @@ def quantize(x, dim=None, scale=None):
         # An all-zero group has nothing to scale; 1.0 keeps x / scale finite (0 / 0 is NaN).
         scale = torch.where(amax == 0, torch.ones_like(scale), scale)
     # Clamp before the cast: a static scale can leave values past 448, and not every
-    # library saturates on its own (ml_dtypes and torch before 2.12 give NaN there).
+    # library saturates on its own (ml_dtypes and older torch releases give NaN there).
     q = (x / scale).clamp(-FP8_MAX, FP8_MAX).to(FP8)  # the cast rounds to nearest, ties to even
     return q, scale.to(torch.float32)
 

@@ -1,7 +1,8 @@
 # expect: WA at case quantize-per-token-head
 # differs: 1 line
-# Mistake: ignores dim and takes one amax over the whole tensor, as vLLM's default
-# per-tensor k_scale does; a quiet head then shares the loud head's scale.
+# Mistake: ignores dim and takes one amax over the whole tensor (what vLLM's
+# calculate_kv_scales does for its per-tensor k_scale): a quiet head then shares the
+# loud head's scale and sinks into the subnormals.
 """FP8 E4M3 KV cache: quantize with scales, dequantize, attend over it, count its bytes."""
 
 import math
@@ -37,7 +38,7 @@ def quantize(x, dim=None, scale=None):
         # An all-zero group has nothing to scale; 1.0 keeps x / scale finite (0 / 0 is NaN).
         scale = torch.where(amax == 0, torch.ones_like(scale), scale)
     # Clamp before the cast: a static scale can leave values past 448, and not every
-    # library saturates on its own (ml_dtypes and torch before 2.12 give NaN there).
+    # library saturates on its own (ml_dtypes and older torch releases give NaN there).
     q = (x / scale).clamp(-FP8_MAX, FP8_MAX).to(FP8)  # the cast rounds to nearest, ties to even
     return q, scale.to(torch.float32)
 

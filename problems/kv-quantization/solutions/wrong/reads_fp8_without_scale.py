@@ -37,7 +37,7 @@ def quantize(x, dim=None, scale=None):
         # An all-zero group has nothing to scale; 1.0 keeps x / scale finite (0 / 0 is NaN).
         scale = torch.where(amax == 0, torch.ones_like(scale), scale)
     # Clamp before the cast: a static scale can leave values past 448, and not every
-    # library saturates on its own (ml_dtypes and torch before 2.12 give NaN there).
+    # library saturates on its own (ml_dtypes and older torch releases give NaN there).
     q = (x / scale).clamp(-FP8_MAX, FP8_MAX).to(FP8)  # the cast rounds to nearest, ties to even
     return q, scale.to(torch.float32)
 
