@@ -16,6 +16,11 @@ def render_markdown(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
+def render_inline_markdown(text: str) -> str:
+    """One line of Markdown (a quiz option) as inline HTML: no paragraph around it."""
+    return str(_parser().renderInline(text))
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")

@@ -13,7 +13,7 @@ from web.errors import ApiError
 from web.i18n import COOKIE, LANGS
 from web.inputs import client_ip, safe_next
 from web.leaderboard import progress
-from web.markdown import render_markdown
+from web.markdown import render_inline_markdown, render_markdown
 from web.state import platform
 
 bp = Blueprint("problems", __name__)
@@ -78,6 +78,11 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
         statement_html=render_markdown(problem.statement(g.lang)),
         questions=questions,
         prompts={q.id: render_markdown(q.prompt[g.lang]) for q in questions},
+        options={
+            f"{q.id}/{o.id}": render_inline_markdown(o.text[g.lang])
+            for q in questions
+            for o in q.options
+        },
         filled={q.id: quiz.shown(q, answers.get(q.id)) for q in questions},
         explanations={q: render_markdown(text[g.lang]) for q, text in explanations.items()},
         field_prefix=quiz.FIELD_PREFIX,

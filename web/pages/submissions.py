@@ -8,6 +8,7 @@ from flask import Blueprint, g, render_template
 
 from web import submissions
 from web.inputs import int_arg, text_arg
+from web.markdown import render_markdown
 from web.state import platform
 
 bp = Blueprint("submissions", __name__)
@@ -40,9 +41,16 @@ def show(submission_id: int) -> str:
         view = submissions.details(sub, username, admin=g.viewer.is_admin)
     else:
         view = submissions.summary(sub, username)
+    # A quiz's explanations are Markdown with $math$, like the statements.
+    explained = {
+        case["name"]: render_markdown(case["explanation"].get(g.lang, ""))
+        for case in view.get("cases", [])
+        if isinstance(case.get("explanation"), dict)
+    }
     return render_template(
         "submission.html",
         sub=view,
         full=full,
+        explained=explained,
         view_json=json.dumps(view, ensure_ascii=False),
     )
