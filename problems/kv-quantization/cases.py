@@ -235,7 +235,10 @@ def _random_quantize(rng, name):
     for _ in range(rng.randint(0, 3)):
         index = [rng.randrange(d) for d in shape[: rng.randint(1, rank - 1)]]
         magnitudes.append([*index, 10.0 ** rng.uniform(-7, 3)])
-    zero = [[rng.randrange(d) for d in shape[:-1]] for _ in range(rng.choice([0, 0, 1]))]
+    zero = []
+    if dim is not None and rng.random() < 0.4:  # one whole group all zero: its scale is 1.0
+        shared = {d % rank for d in ([dim] if isinstance(dim, int) else dim)}
+        zero.append([None if d in shared else rng.randrange(shape[d]) for d in range(rank)])
     args = {"magnitudes": magnitudes, "zero": zero}
     scale = None
     if rng.random() < 0.2:  # a static, calibrated scale: values past 448 * scale saturate
@@ -309,8 +312,8 @@ def _build_x(args):
     x = torch.randn(*shape, generator=gen)
     for *index, factor in args.get("magnitudes", []):
         x[tuple(index)] *= factor
-    for index in args.get("zero", []):
-        x[tuple(index)] = 0.0
+    for index in args.get("zero", []):  # None stands for a whole dimension
+        x[tuple(slice(None) if i is None else i for i in index)] = 0.0
     for index, value in args.get("put", []):
         x[tuple(index)] = value
     return x
