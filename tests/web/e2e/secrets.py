@@ -30,9 +30,10 @@ def problem_dirs(problems: Path) -> list[Path]:
 
 
 def secret_lines(problem: Path) -> dict[str, str]:
-    """Lines of reference.py (a quiz's answers.toml) and solutions/** (.py; a quiz's .json
-    answer sheets) whose text no public file of the problem contains (the starter may
-    carry a scaffold line with a comment added)."""
+    """Lines of reference.py (a quiz's answers.toml) and solutions/**/*.py whose text no
+    public file of the problem contains (the starter may carry a scaffold line with a
+    comment added). A quiz's wrong answer sheets are left out: they are made of the
+    public question and option ids, and a wrong answer tells nothing."""
     public = "\n".join(
         (problem / name).read_text(encoding="utf-8")
         for name in PUBLIC_FILES
@@ -40,9 +41,7 @@ def secret_lines(problem: Path) -> dict[str, str]:
     )
     found: dict[str, str] = {}
     secret = [problem / "reference.py", problem / "answers.toml"]
-    secret += sorted(problem.glob("solutions/**/*.py")) + sorted(
-        problem.glob("solutions/**/*.json")
-    )
+    secret += sorted(problem.glob("solutions/**/*.py"))
     for path in (p for p in secret if p.is_file()):
         for line in path.read_text(encoding="utf-8").splitlines():
             text = line.strip()
@@ -54,13 +53,20 @@ def secret_lines(problem: Path) -> dict[str, str]:
 
 
 def all_secret_lines(problems: Path) -> dict[str, str]:
-    """Secret lines of every problem, less those another problem publishes: a line
-    like `self.block_size = block_size` in one reference may be in another's starter."""
+    """Secret lines of every problem, less those another problem or the judge's own
+    sources publish: a line like `self.block_size = block_size` in one reference may be
+    in another's starter, `from collections.abc import Iterator` in judge/ (judge.zip)."""
+    judge_sources = sorted((problems.parent / "judge").glob("*.py"))
     public = "\n".join(
-        (problem / name).read_text(encoding="utf-8")
-        for problem in problem_dirs(problems)
-        for name in PUBLIC_FILES
-        if (problem / name).is_file()
+        [
+            *(
+                (problem / name).read_text(encoding="utf-8")
+                for problem in problem_dirs(problems)
+                for name in PUBLIC_FILES
+                if (problem / name).is_file()
+            ),
+            *(path.read_text(encoding="utf-8") for path in judge_sources),
+        ]
     )
     lines: dict[str, str] = {}
     for problem in problem_dirs(problems):
@@ -87,12 +93,30 @@ def readable_text(name: str, data: bytes) -> str:
             for member in archive.namelist():
                 parts.append(member)
                 parts.append(readable_text(member, archive.read(member)))
+    if name.endswith(".map"):
+        return "\n".join(_our_sources(data))
     if name.endswith(".json"):
         try:
             parts.extend(_json_strings(json.loads(data)))
         except ValueError:
             pass
     return "\n".join(parts)
+
+
+def _our_sources(data: bytes) -> list[str]:
+    """A source map's sources that are ours: a third-party package's code (CodeMirror's
+    `node = node.parent`) may share a line with a reference by chance, never by a leak."""
+    try:
+        mapping = json.loads(data)
+    except ValueError:
+        return [data.decode("utf-8", errors="replace")]
+    sources = mapping.get("sources", []) if isinstance(mapping, dict) else []
+    contents = mapping.get("sourcesContent", []) if isinstance(mapping, dict) else []
+    return [
+        str(text)
+        for source, text in zip(sources, contents, strict=False)
+        if "node_modules" not in str(source)
+    ]
 
 
 def leaks(text: str, secrets: dict[str, str]) -> list[str]:
