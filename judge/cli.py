@@ -21,6 +21,7 @@ from pathlib import Path
 from judge.errors import JudgeError, UsageError
 from judge.problemset import ProblemSet
 from judge.source import validate_source
+from judge.spec import ProblemSpec
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -187,6 +188,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.render import print_report
 
     problem = ProblemSet(args.problems).get(args.slug)
+    _require_torch(problem)
     source = read_source(args.file)
     quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
     launcher = args.make_sandbox() if args.sandbox and not quiz else None
@@ -209,12 +211,38 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     problems = ProblemSet(args.problems)
     specs = [problems.get(s) for s in args.slugs] if args.slugs else problems.all()
+    for spec in specs if args.slugs else ():
+        _require_torch(spec)  # named on purpose: say what is missing
+    if not args.slugs and not torch_installed():  # the whole set: check what can be checked
+        for spec in (s for s in specs if s.tier == "torch"):
+            print(f"{spec.slug}: skipped, {TORCH_NEEDED}", file=sys.stderr)
+        specs = [s for s in specs if s.tier != "torch"]
     results = [check_problem(p) for p in specs]
     if args.json:
         _print_json([r.to_dict() for r in results])
     else:
         print_checks(results)
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
+
+
+TORCH_NEEDED = (
+    "this problem needs PyTorch, which is not installed here; "
+    "install it with: pip install torch==2.13.0 (or `make setup`)"
+)
+
+
+def torch_installed() -> bool:
+    """Whether torch can be imported (torch-tier problems compute their answers with it)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _require_torch(problem: ProblemSpec) -> None:
+    if problem.tier == "torch" and not torch_installed():
+        raise UsageError(f"{problem.slug}: {TORCH_NEEDED}")
 
 
 def _leading_problems(argv: list[str]) -> tuple[str | None, list[str]]:
