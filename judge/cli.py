@@ -232,12 +232,14 @@ TORCH_NEEDED = (
 
 
 def torch_installed() -> bool:
-    """Whether torch can be imported (torch-tier problems compute their answers with it)."""
+    """Whether torch is there to import (torch-tier problems compute their answers with it).
+    Looked up, not imported: the core names no package outside the standard library."""
+    import importlib.util
+
     try:
-        import torch  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):  # ValueError: sys.modules["torch"] is None (blocked)
         return False
-    return True
 
 
 def _require_torch(problem: ProblemSpec) -> None:
