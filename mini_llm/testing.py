@@ -136,6 +136,8 @@ def write_tiny_checkpoint(folder: str | Path, cfg: TinyConfig | None = None) -> 
     (folder / "generation_config.json").write_text(
         json.dumps({"bos_token_id": eos, "eos_token_id": eos, "do_sample": False})
     )
+    for file in folder.iterdir():  # safetensors writes 0600; a sandboxed job reads these
+        file.chmod(0o644)
     return folder
 
 

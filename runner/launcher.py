@@ -17,7 +17,7 @@ from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.pool import WorkerPool
 from runner.worker_process import WorkerError
 
-TORCH_PRELOAD = ("torch", "mini_llm")
+TORCH_PRELOAD = ("torch", "mini_llm", "mini_llm.zoo")
 _GPU_RE = re.compile(r"^/dev/nvidia\d+$")
 
 
@@ -122,8 +122,10 @@ def _available(modules: tuple[str, ...]) -> tuple[str, ...]:
 
     found = []
     for name in modules:
-        if name in CODE_PACKAGES:
-            if (REPO_ROOT / name / "__init__.py").is_file():
+        top, _, rest = name.partition(".")
+        if top in CODE_PACKAGES:  # looked up as files: find_spec would import the package
+            module = REPO_ROOT / top / (rest.replace(".", "/") + ".py" if rest else "__init__.py")
+            if module.is_file():
                 found.append(name)
         elif importlib.util.find_spec(name) is not None:
             found.append(name)

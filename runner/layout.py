@@ -31,6 +31,8 @@ SANDBOX_VENV = "/opt/venv"
 # Covered by fresh mounts in every sandbox or job: a bind below them would be hidden.
 SCRATCH_MOUNTS = ("/tmp", "/dev", "/proc", JOB_DIR)
 CODE_PACKAGES = ("judge", "runner", "mini_llm")
+# The checkpoints torch-tier problems run on (mini_llm.zoo finds them beside mini_llm/).
+MODELS_FOLDER = "models"
 MIRROR_ROOT = Path("/var/lib/judge-runner/mirror")
 GPU_NODE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/renderD*")
 _WORKER_CODE = (
@@ -113,6 +115,11 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
                     "check out the repository where every parent folder is searchable"
                 )
             binds.append(Bind(str(repo_root / package), f"{SANDBOX_CODE}/{package}"))
+    models = repo_root / MODELS_FOLDER
+    if models.is_dir():
+        if identity.switched and not _reachable(str(models), identity):
+            raise ValueError(f"the sandbox user {identity.name} cannot read {models}")
+        binds.append(Bind(str(models), f"{SANDBOX_CODE}/{MODELS_FOLDER}"))
     gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
     return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))
 

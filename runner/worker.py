@@ -72,11 +72,17 @@ def _preload(modules: list[str]) -> list[str]:
 
     for name in modules:
         __import__(name)
+    loaded = list(modules)
+    zoo = sys.modules.get("mini_llm.zoo")
+    if zoo is not None:
+        # The problems' checkpoints, read once here: every job forked from this worker finds
+        # them in memory (copy-on-write), so no job pays for loading them.
+        loaded += [f"model:{name}" for name in zoo.warm()]
     torch = sys.modules.get("torch")
     # A CUDA context does not survive fork: if an import initialised it, every job would break.
     if torch is not None and torch.cuda.is_initialized():
         raise RuntimeError("CUDA was initialised while preloading; jobs could not use the GPU")
-    return ["judge.child", *modules]
+    return ["judge.child", *loaded]
 
 
 def _run_one(
