@@ -20,6 +20,7 @@ from web.jobqueue import EmbeddedQueue
 from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import RateLimiter
+from web.runs import PublicRuns
 from web.state import EXTENSION, PlatformState
 from web.streams import StreamSlots
 
@@ -79,7 +80,9 @@ def _make_state(config: WebConfig) -> PlatformState:
         for submission_id in recover(sessions):
             pool.enqueue(submission_id)
     streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
-    return PlatformState(config, engine, sessions, catalog, pool, RateLimiter(), judge, streams)
+    runs = PublicRuns(judge, config.run_slots, keep_s=config.run_keep_s)
+    limiter = RateLimiter()
+    return PlatformState(config, engine, sessions, catalog, pool, limiter, judge, streams, runs)
 
 
 def _hide_from_submissions(judge: Judge, config: WebConfig) -> None:
@@ -156,14 +159,14 @@ def _needs_csrf(viewer: Viewer | None) -> bool:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from web.api import accounts, admin, leaderboard, problems, submissions
+    from web.api import accounts, admin, leaderboard, problems, runs, submissions
     from web.pages import accounts as page_accounts
     from web.pages import admin as page_admin
     from web.pages import leaderboard as page_leaderboard
     from web.pages import problems as page_problems
     from web.pages import submissions as page_submissions
 
-    for module in (accounts, admin, leaderboard, problems, submissions):
+    for module in (accounts, admin, leaderboard, problems, runs, submissions):
         app.register_blueprint(module.bp, url_prefix="/api")
     for module in (
         page_accounts,

@@ -44,6 +44,14 @@ class WebConfig:
     login_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
     login_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
     register_per_ip: RateLimit = field(default_factory=lambda: RateLimit(10, 3600.0))
+    # Run on the server (torch tier): counted when a run starts (web.runs).
+    run_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
+    run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
+    # Runs judged at once, in all; each holds one of the judge's `workers` while it runs,
+    # so with the default two workers submissions always keep at least one.
+    run_slots: int = 1
+    # How long a finished run's report is kept for its page to fetch.
+    run_keep_s: float = 600.0
     # Seconds an SSE stream stays open before the client reconnects (it frees a server thread).
     events_max_s: float = 55.0
     # Each open event stream holds one server thread; past this many, clients poll.
@@ -80,6 +88,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
+        run_slots=int(env.get("JUDGE_RUN_SLOTS", "1")),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         launcher=env.get("JUDGE_LAUNCHER", ""),
         instance_dir=instance,

@@ -45,10 +45,11 @@ class Invalid(DomainError):
 
 
 class RateLimited(DomainError):
-    """Too many events for one key; says when to retry."""
+    """Too many events for one key, or no free slot for one more (`code` says which);
+    says when to retry."""
 
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__("rate_limited", message)
+    def __init__(self, message: str, retry_after: int, code: str = "rate_limited") -> None:
+        super().__init__(code, message)
         self.retry_after = retry_after
 
 

@@ -211,6 +211,41 @@ MESSAGES: dict[str, dict[str, str]] = {
     "what_accounts": {"en": "new accounts", "zh": "新账号"},
     "what_submissions": {"en": "submissions", "zh": "提交"},
     "what_submissions_ip": {"en": "submissions from this IP", "zh": "来自此 IP 的提交"},
+    "err_code_size": {
+        "en": "the code is {size} bytes; the limit is {limit} bytes",
+        "zh": "代码有 {size} 字节，上限是 {limit} 字节",
+    },
+    "err_code_nul": {
+        "en": "the code contains a NUL byte at offset {offset}",
+        "zh": "代码在偏移 {offset} 处含有 NUL 字节",
+    },
+    "err_code_utf8": {
+        "en": "the code is not valid UTF-8 (a lone surrogate at byte {at})",
+        "zh": "代码不是有效的 UTF-8（第 {at} 字节处是单独的代理码位）",
+    },
+    "err_code_empty": {"en": "the code is empty", "zh": "代码为空"},
+    "what_runs": {"en": "runs on the server", "zh": "服务器运行"},
+    "what_runs_ip": {"en": "runs on the server from this IP", "zh": "来自此 IP 的服务器运行"},
+    "err_run_in_progress": {
+        "en": "your previous run is still being judged; wait for its result, then run again",
+        "zh": "你上一次的运行仍在评测中；请等它出结果后再运行",
+    },
+    "err_runs_busy": {
+        "en": "the server is already running {slots} other learners' code (runs share the "
+        "judge with submissions); try again in a few seconds",
+        "zh": "服务器正在运行其他同学的代码（已满 {slots} 个；运行与提交共用评测机）；请几秒后重试",
+    },
+    "err_unknown_run": {
+        "en": "no such run of yours (a finished run is kept for {minutes} minutes, and not "
+        "across a server restart); run again",
+        "zh": "没有这次运行（运行结果只保留 {minutes} 分钟，服务器重启后也会清空）；请重新运行",
+    },
+    "err_runs_in_browser": {
+        "en": "{slug} runs in your browser: press Run on its page (the server runs only "
+        "torch-tier problems, which the browser cannot)",
+        "zh": "{slug} 在你的浏览器里运行：请在题目页面点击“运行”（服务器只运行浏览器无法运行的 "
+        "torch 类题目）",
+    },
     "span_minute": {"en": "minute", "zh": "分钟"},
     "span_minutes": {"en": "{n} minutes", "zh": " {n} 分钟"},
     "span_hour": {"en": "hour", "zh": "小时"},

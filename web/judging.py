@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import multiprocessing
 import os
 import select
@@ -20,17 +21,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from judge.cases import PUBLIC_SEED
 from judge.errors import SourceError, UnknownProblem
-from judge.judging import judge_source
+from judge.judging import internal_error, judge_source
 from judge.launch import ChildUser
 from judge.problemset import ProblemSet
 from judge.report import Report
-from judge.source import validate_source
+from judge.source import MAX_SOURCE_BYTES, validate_source
 from judge.spec import ProblemSpec
 from judge.verdict import Verdict
+from web.i18n import say
 from web.unsafe_local import PoolLauncher, child_user, kill_running
 
-__all__ = ["Judge", "JudgedRun", "ProblemSet", "UnknownProblem", "judge", "make_judge"]
+__all__ = [
+    "Judge",
+    "JudgedRun",
+    "ProblemSet",
+    "UnknownProblem",
+    "judge",
+    "judge_public",
+    "make_judge",
+]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +68,20 @@ def load_problems(root: Path) -> ProblemSet:
 
 
 def source_problem(code: str) -> str | None:
-    """Why this source may not be stored (non-UTF-8, NUL bytes, too large, empty), or None."""
+    """Why this source may not be stored or run (too large, NUL bytes, non-UTF-8, empty),
+    said in the request's language, or None. The core's validate_source has the last word:
+    a rule it gains later is reported in its own (English) words."""
+    data = code.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_SOURCE_BYTES:
+        return say("err_code_size", size=f"{len(data):,}", limit=f"{MAX_SOURCE_BYTES:,}")
+    if "\0" in code:
+        return say("err_code_nul", offset=data.find(b"\0"))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return say("err_code_utf8", at=exc.start)
+    if not code.strip():
+        return say("err_code_empty")
     try:
         validate_source(code)
     except SourceError as exc:
@@ -194,16 +219,33 @@ def judge(engine: Judge, problem: ProblemSpec, code: str, *, seed: int) -> Judge
         report = engine.run(problem, code, seed)
     except SourceError as exc:
         # Checked before storing, so only a changed limit gets here; the source is at fault.
-        report = Report(
-            problem=problem.slug,
-            version=problem.version,
-            verdict=Verdict.CE,
-            score=0,
-            cases=(),
-            compile_error={"kind": "source", "line": None, "message": str(exc)},
-            seed="secret",
-        )
+        report = _source_rejected(problem, exc, "secret")
     return judged_run(problem.points, report)
+
+
+def judge_public(engine: Judge, problem: ProblemSpec, code: str) -> Report:
+    """A Run on the server: the public cases and the public seed's generated ones, exactly
+    what the browser's Run judges (every case public, got/expected shown). Never raises:
+    a failure of the judge is an IE report (no retry: nothing is stored to retry)."""
+    try:
+        return engine.run(problem, code, PUBLIC_SEED)
+    except SourceError as exc:
+        return _source_rejected(problem, exc, "public")
+    except Exception as exc:
+        log.exception("public run of %s failed", problem.slug)
+        return internal_error(problem, PUBLIC_SEED, f"the judge failed: {type(exc).__name__}")
+
+
+def _source_rejected(problem: ProblemSpec, exc: SourceError, seed: str) -> Report:
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=Verdict.CE,
+        score=0,
+        cases=(),
+        compile_error={"kind": "source", "line": None, "message": str(exc)},
+        seed=seed,
+    )
 
 
 def judged_run(max_points: int, report: Report) -> JudgedRun:

@@ -13,6 +13,7 @@ from web.config import WebConfig
 from web.jobqueue import JudgeQueue
 from web.judging import Judge
 from web.ratelimit import RateLimiter
+from web.runs import PublicRuns
 from web.streams import StreamSlots
 
 EXTENSION = "judge_platform"
@@ -28,10 +29,13 @@ class PlatformState:
     limiter: RateLimiter
     judge: Judge
     streams: StreamSlots
+    runs: PublicRuns
 
     def close(self) -> None:
-        """Stop the workers (letting running jobs finish), then release the judge and pool."""
+        """Stop the workers and the runs (letting running jobs finish), then release the
+        judge and pool."""
         self.queue.stop()
+        self.runs.close()
         self.judge.close()
         self.engine.dispose()
 

@@ -9,11 +9,14 @@ export function readConfig(mount) {
     dist,
     bundleURL: data.bundleUrl || `${dist}problems/${data.slug}.json`,
     loggedIn: data.loggedIn === "true" || data.loggedIn === "1",
-    // Torch-tier problems cannot run in Pyodide: no worker, Submit only.
+    // Torch-tier problems cannot run in Pyodide: no worker; their Run asks the server
+    // to judge the public cases (POST runUrl, then poll the run).
     runnable: (data.tier || "browser") === "browser",
+    serverRun: data.tier === "torch" && Boolean(data.runUrl),
     loginURL: data.loginUrl || "/login",
     urls: {
       submit: data.submitUrl || "/api/submissions",
+      run: data.runUrl || "",
       submission: data.submissionUrl || "/api/submissions",
       history:
         data.historyUrl ||

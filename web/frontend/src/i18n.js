@@ -47,6 +47,10 @@ const STRINGS = {
     showCode: "Code",
     hiddenCase: "hidden",
     serverOnly: "This problem needs PyTorch, so it runs on the server only: press Submit to judge it.",
+    serverRunIntro:
+      "This problem needs PyTorch, so Run judges the public cases on the server. A run is not a submission: it is not stored and never counts.",
+    serverRunLogin: "This problem needs PyTorch, so it runs on the server: log in to Run or Submit it.",
+    serverRunning: "Running the public cases on the server… (a PyTorch problem takes 10-30 s)",
     publicOnly: "Run checks the public cases only; Submit is judged on hidden cases on the server.",
     verdict: {
       AC: "Accepted",
@@ -100,6 +104,9 @@ const STRINGS = {
     showCode: "代码",
     hiddenCase: "隐藏用例",
     serverOnly: "这道题需要 PyTorch，只能在服务器上运行：点击“提交”进行评测。",
+    serverRunIntro: "这道题需要 PyTorch，“运行”会在服务器上评测公开用例。运行不是提交：不保存，也不计入成绩。",
+    serverRunLogin: "这道题需要 PyTorch，只能在服务器上运行：登录后即可运行或提交。",
+    serverRunning: "正在服务器上运行公开用例…（PyTorch 题目需要 10-30 秒）",
     publicOnly: "“运行”只检查公开用例；“提交”由服务器在隐藏用例上评测。",
     verdict: {
       AC: "答案正确",

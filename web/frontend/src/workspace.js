@@ -1,11 +1,12 @@
-// The problem page's workspace: statement, editor, Run (in the browser), Submit (to
-// the server), results and submission history. It mounts on an element the server
+// The problem page's workspace: statement, editor, Run (in the browser, or on the server
+// for a torch-tier problem), Submit (to the server), results and submission history. It mounts on an element the server
 // renders with data attributes naming the problem and the URLs to use.
 import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
+import { runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
 import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
 
@@ -80,8 +81,20 @@ class Workspace {
     return h("button", { type: "button", class: `btn btn-${kind}`, "data-action": key, onclick, ...extra }, t(key));
   }
 
+  // Run is offered when Python runs here, or when the server runs it for a logged-in user.
+  get canRun() {
+    return this.config.runnable || (this.config.serverRun && this.config.loggedIn);
+  }
+
+  introText() {
+    if (this.config.runnable) return t("noRunYet");
+    if (!this.config.serverRun) return t("serverOnly");
+    return this.config.loggedIn ? t("serverRunIntro") : t("serverRunLogin");
+  }
+
   build(mount) {
-    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runHint"), disabled: true });
+    const disabled = this.config.runnable; // until Python is ready
+    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runHint"), disabled });
     this.stopButton = this.button("stop", "danger", () => this.runner.stop(), { hidden: true });
     this.submitButton = this.config.loggedIn
       ? this.button("submit", "accent", () => this.submit())
@@ -90,8 +103,7 @@ class Workspace {
     this.statusText = h("span", { class: "runtime-text", "data-runtime": "" });
     this.statusBar = h("span", { class: "runtime-bar" });
     this.editorHost = h("div", { class: "editor" });
-    const intro = this.config.runnable ? t("noRunYet") : t("serverOnly");
-    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(intro));
+    this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(this.introText()));
     this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true });
     this.tabs = ["results", "submissions"].map((name) =>
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
@@ -108,9 +120,10 @@ class Workspace {
             "div",
             { class: "toolbar" },
             this.config.runnable ? [this.runButton, this.stopButton] : null,
+            !this.config.runnable && this.canRun ? this.runButton : null,
             this.submitButton,
             h("span", { class: "spacer" }),
-            this.config.runnable ? h("span", { class: "hint" }, t("runHint")) : null,
+            this.canRun ? h("span", { class: "hint" }, t("runHint")) : null,
             resetButton,
           ),
           this.editorHost,
@@ -169,11 +182,34 @@ class Workspace {
   }
 
   async run() {
+    if (!this.config.runnable) return this.runRemotely();
     if (!this.runner || !this.runner.ready || this.runner.job) return;
     this.showTab("results");
     this.editor.markErrors([]);
     const limit = timeLimitMs(this.bundle);
     const outcome = await this.runner.run(this.bundleJSON, this.editor.text, limit);
+    this.showOutcome(outcome, limit);
+  }
+
+  // A torch-tier Run: the server judges the public cases; one run at a time.
+  async runRemotely() {
+    if (!this.canRun || this.remoteRun) return;
+    this.showTab("results");
+    this.editor.markErrors([]);
+    this.runButton.disabled = true;
+    clear(this.resultsPanel).append(notice(t("serverRunning")));
+    this.resultsPanel.dataset.state = "running";
+    this.remoteRun = runOnServer(this.config.urls.run, this.editor.text);
+    try {
+      this.showOutcome(await this.remoteRun);
+    } finally {
+      this.remoteRun = null;
+      this.runButton.disabled = false;
+      delete this.resultsPanel.dataset.state;
+    }
+  }
+
+  showOutcome(outcome, limit = 0) {
     const panel = clear(this.resultsPanel);
     if (outcome.status === "done") {
       const onLine = (line) => this.editor.revealLine(line);

@@ -1,0 +1,87 @@
+"""Run on a torch-tier problem in real Chromium: the page posts the code to the server,
+which judges the public cases in the real sandbox (the runner's warm workers, as `judge
+serve` does by default), and the results render case by case as a browser Run's do."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import JUDGE_SEED, PROBLEMS, free_port
+from .pages import RUN, reference_source, register, replace_code, shoot
+
+pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
+SLUG = "attention-decode"
+# A torch run: a cold sandbox worker imports torch, then the reference and the cases run.
+RUN_TIMEOUT_MS = 180_000
+
+
+@pytest.fixture(scope="module")
+def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The platform judging in the sandbox (the other e2e tests use unsafe-local)."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: no sandboxed judging here")
+    from waitress.server import create_server
+
+    from web import create_app
+    from web.config import WebConfig, sqlite_url
+    from web.state import EXTENSION
+
+    folder = tmp_path_factory.mktemp("sandboxed")
+    config = WebConfig(
+        database_url=sqlite_url(folder / "judge.sqlite3"),
+        problems_dir=PROBLEMS,
+        secret_key="e2e-" + os.urandom(16).hex(),
+        judge_seed=JUDGE_SEED,
+        workers=1,
+        judge_backend="sandbox",
+    )
+    app = create_app(config)
+    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
+    thread = threading.Thread(target=server.run, name="waitress-sandbox", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+        app.extensions[EXTENSION].close()
+
+
+def test_run_on_a_torch_problem_judges_its_public_cases_on_the_server(
+    browser: Any, sandbox_server: str
+) -> None:
+    context = browser.new_context(base_url=sandbox_server, locale="en-US")
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        register(page, prefix="torch")
+        page.goto(f"/problems/{SLUG}")
+        page.wait_for_selector(".workspace .cm-content")
+        assert page.locator(RUN).is_enabled(), "Run is offered on a torch-tier problem"
+        replace_code(page, reference_source(SLUG))
+        page.keyboard.press("Control+Enter")  # the editor's shortcut runs, as for Pyodide
+        page.wait_for_selector("[data-panel=results][data-state=running]")
+        assert "on the server" in page.inner_text("[data-panel=results]")
+        report = page.wait_for_selector(".report[data-verdict]", timeout=RUN_TIMEOUT_MS)
+        shoot(page, "20-server-run")
+        assert report.get_attribute("data-verdict") == "AC", report.inner_text()
+        cases = page.locator(".report .case")
+        assert cases.count() >= 2
+        assert page.locator(".report .case .badge-ac").count() == cases.count()
+        assert page.locator(RUN).is_enabled()
+        # Nothing was stored: the Submissions tab and the board are still empty.
+        history = page.request.get(f"/api/submissions?problem={SLUG}").json()
+        assert history["submissions"] == []
+        assert page.request.get(f"/api/leaderboard/{SLUG}").json()["entries"] == []
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
