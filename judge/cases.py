@@ -12,6 +12,10 @@ from judge.checkers import CheckSpec
 from judge.errors import SpecError
 from judge.spec import ProblemSpec, parse_check
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.speed import Timed
+
 PUBLIC_SEED = (
     20261129  # Run in the browser and `judge run` use this; the server keeps its own secret
 )
@@ -25,6 +29,9 @@ class Case:
     args: object  # JSON data handed to cases.run(sub, args)
     check: CheckSpec
     public: bool  # public cases may show got/expected; hidden ones never do
+    # Its CPU time may be at most the problem's CpuRule applied to the reference's, on this case.
+    calibrated: bool = False
+    timed: Timed | None = None  # a speed problem's repetition: scored (judge/speed.py)
 
     def to_request(self) -> dict[str, object]:
         return {"type": "case", "name": self.name, "args": self.args}
@@ -35,7 +42,20 @@ def load_module(source: str, name: str, filename: str) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     exec(compile(source, filename, "exec"), module.__dict__)
+    _one_torch_thread()
     return module
+
+
+def _one_torch_thread() -> None:
+    """The trusted side runs torch's kernels on one thread, as every judged child does:
+    the reference then computes exactly what a child computes (same kernels, same order of
+    sums, so no near-tie flips a greedy token), and a busy machine does not make two
+    threads spin against each other (tens of times slower)."""
+    import sys
+
+    torch = sys.modules.get("torch")  # loaded by the source just run; never imported here
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 
 def build_cases(problem: ProblemSpec, seed: int | None) -> list[Case]:
@@ -51,7 +71,7 @@ def build_cases(problem: ProblemSpec, seed: int | None) -> list[Case]:
     rng = random.Random(PUBLIC_SEED if seed is None else seed)
     raw = [(c, True) for c in _as_list(module.public_cases(), file, "public_cases")]
     raw += [(c, not hidden) for c in _as_list(module.generated_cases(rng), file, "generated_cases")]
-    cases = [_case(item, public, problem.checker, file) for item, public in raw]
+    cases = [_case(item, public, problem, file) for item, public in raw]
     _check_unique(cases, file)
     return cases
 
@@ -62,12 +82,12 @@ def _as_list(value: object, file: str, fn: str) -> list[object]:
     return value
 
 
-def _case(item: object, public: bool, default: CheckSpec, file: str) -> Case:
+def _case(item: object, public: bool, problem: ProblemSpec, file: str) -> Case:
     if type(item) is not dict or "name" not in item or "args" not in item:
         raise SpecError(
             file, "cases", f"each case must be a dict with 'name' and 'args', got {item!r:.80}"
         )
-    unknown = set(item) - {"name", "args", "check"}
+    unknown = set(item) - {"name", "args", "check", "calibrated", "timed"}
     if unknown:
         raise SpecError(
             file, "cases", f"case {item['name']!r} has unknown key {sorted(unknown)[0]!r}"
@@ -83,6 +103,7 @@ def _case(item: object, public: bool, default: CheckSpec, file: str) -> Case:
         raise SpecError(
             file, "cases", f"case {name!r}: args are {size} bytes; at most {MAX_ARGS_BYTES}"
         )
+    default = problem.checker
     check = default
     if "check" in item:
         merged = (
@@ -91,7 +112,21 @@ def _case(item: object, public: bool, default: CheckSpec, file: str) -> Case:
         if type(merged) is not dict:
             raise SpecError(file, "cases", f"case {name!r}: check must be a dict")
         check = parse_check(merged, file, f"case {name}.check")
-    return Case(name, item["args"], check, public)
+    calibrated = item.get("calibrated", False)
+    if type(calibrated) is not bool:
+        raise SpecError(file, "cases", f"case {name!r}: calibrated must be true or false")
+    if calibrated and problem.cpu_rule is None:
+        raise SpecError(
+            file, "cases", f"case {name!r} is calibrated but problem.toml sets no cpu_vs_reference"
+        )
+    timed = None
+    if "timed" in item:
+        if problem.speed is None:
+            raise SpecError(file, "cases", f"case {name!r} is timed; problem.toml has no [speed]")
+        from judge.speed import Timed
+
+        timed = Timed.from_value(item["timed"], file, name)
+    return Case(name, item["args"], check, public, calibrated, timed)
 
 
 def _check_unique(cases: list[Case], file: str) -> None:

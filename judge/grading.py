@@ -99,8 +99,8 @@ def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:
             return Verdict.RE, outcome.message or outcome.exception
         case OutcomeKind.BAD_OBSERVATION:
             return Verdict.WA, f"returned a value the judge cannot compare: {outcome.message}"
-        case OutcomeKind.TIMEOUT:
-            return Verdict.TLE, "time limit exceeded"
+        case OutcomeKind.TIMEOUT:  # the wall clock, or a calibrated case's CPU allowance
+            return Verdict.TLE, outcome.message or "time limit exceeded"
         case OutcomeKind.OUTPUT_LIMIT:
             return Verdict.OLE, outcome.message
         case OutcomeKind.PROTOCOL:

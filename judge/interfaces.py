@@ -34,6 +34,9 @@ class ChildHandle(Protocol):
     def cleanup(self) -> None:
         """Remove whatever the job left (files, cgroups); idempotent."""
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the job has used so far, as the kernel counts it; None where unknown."""
+
 
 class Launcher(Protocol):
     name: str  # shown in reports: "local" or "sandbox"

@@ -1,9 +1,13 @@
 """From a submission to its report, top to bottom.
 
 cases    = build_cases(problem, seed)                  # trusted: public + generated
+cpu      = calibrate(problem, cases, launcher, ...)    # trusted: the reference's CPU time, in
+                                                       # a child like the submission's (only
+                                                       # problems with calibrated cases)
 expected = expected_observations(problem, cases)       # trusted: the reference, in this process
 outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
 report   = grade each case against expected            # trusted: checkers decide
+speed    = score the timed cases (speed problems)      # trusted: the parent's own clock
 
 A quiz (problem.kind "quiz") runs nothing: its answer sheet is judged here against
 answers.toml (judge/quiz.py), with the same Report.
@@ -16,7 +20,7 @@ from judge.budget import ResultBudget, budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
-from judge.limits import Limits
+from judge.limits import CpuAllowance, Limits
 from judge.outcome import Outcome
 from judge.report import CaseResult, Report
 from judge.session import Progress, Session, SessionResult
@@ -41,26 +45,46 @@ def judge_source(
     expected: dict[str, object] | None = None,
     progress: Progress | None = None,
     budget: ResultBudget | None = None,
+    cpu: dict[str, CpuAllowance] | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
-    the judge itself becomes an IE report, never a WA. `expected` and `budget` may come from
-    a cache (the runner's); else they are computed here."""
+    the judge itself becomes an IE report, never a WA. `expected`, `budget` and `cpu` (the
+    calibrated cases' allowances) may come from a cache (the runner's); else they are
+    computed here."""
     source = validate_source(source)
     if problem.kind is ProblemKind.QUIZ:
         return judge_quiz(problem, source, seed)
+    run = _Inputs(expected, budget, cpu)
     try:
         cases = build_cases(problem, seed)
         limits = limits or problem.limits
-        result, graded = _run_child(
-            problem, source, cases, launcher, limits, expected, progress, budget
-        )
+        result, graded = _run_child(problem, source, cases, launcher, limits, run, progress)
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         import traceback
 
         return internal_error(problem, seed, traceback.format_exc())
     name = launcher.name if launcher else LocalLauncher.name
     env = environment.describe(problem.tier, name)
+    if problem.cpu_rule is not None:
+        env["cpu_rule"] = "enforced" if run.cpu is not None else _CPU_RULE_OFF
     return build_report(problem, cases, graded, result, seed, env)
+
+
+_CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
+
+
+class _Inputs:
+    """What the trusted side brings to a run: cached, or computed once the run needs it."""
+
+    __slots__ = ("budget", "cpu", "expected")
+
+    def __init__(
+        self,
+        expected: dict[str, object] | None,
+        budget: ResultBudget | None,
+        cpu: dict[str, CpuAllowance] | None,
+    ) -> None:
+        self.expected, self.budget, self.cpu = expected, budget, cpu
 
 
 def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
@@ -118,16 +142,15 @@ def _run_child(
     cases: list[Case],
     launcher: Launcher | None,
     limits: Limits,
-    expected: dict[str, object] | None,
+    run: _Inputs,
     progress: Progress | None,
-    budget: ResultBudget | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
     """Run the cases in a child; each is graded the moment its answer arrives."""
     if launcher is not None:  # it brings its own working place (the sandbox's /box)
-        return _drive(problem, source, cases, launcher, limits, expected, progress, budget)
+        return _drive(problem, source, cases, launcher, limits, run, progress)
     with WorkDir() as workdir:
         local = LocalLauncher(workdir.path)
-        return _drive(problem, source, cases, local, limits, expected, progress, budget)
+        return _drive(problem, source, cases, local, limits, run, progress)
 
 
 def _drive(
@@ -136,20 +159,25 @@ def _drive(
     cases: list[Case],
     launcher: Launcher,
     limits: Limits,
-    expected: dict[str, object] | None,
+    run: _Inputs,
     progress: Progress | None,
-    budget: ResultBudget | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
+    if run.cpu is None and problem.cpu_rule is not None:
+        from judge.calibration import calibrate  # only problems with calibrated cases
+
+        reference = load_message(problem, problem.reference_source())
+        run.cpu = calibrate(problem, cases, launcher, limits, reference)
     handle = launcher.launch(problem, limits)
     try:
         # The child's interpreter starts while the reference runs here.
-        want = expected if expected is not None else expected_observations(problem, cases)
+        want = run.expected if run.expected is not None else expected_observations(problem, cases)
         graded: list[CaseResult] = []
 
         def grade_now(case: Case, outcome: Outcome) -> None:
             graded.append(grade(case, outcome, want[case.name]))
 
-        session = Session(handle, limits, problem.tier, budget or budget_for(want))
+        budget = run.budget or budget_for(want)
+        session = Session(handle, limits, problem.tier, budget, run.cpu)
         result = session.run(load_message(problem, source), cases, progress, grade_now)
         # Cases never sent (the submission did not load) are graded here: "not run".
         done = len(graded)
@@ -171,6 +199,11 @@ def build_report(
     """`graded` holds a result for every case the session reported, in order."""
     if len(graded) != len(cases):
         raise RuntimeError(f"{len(graded)} graded results for {len(cases)} cases")
+    speed = None
+    if problem.speed is not None:
+        from judge.speed_scoring import score_run  # only speed problems pay for it
+
+        graded, speed = score_run(problem.speed, cases, graded, env)
     results = tuple(graded)
     verdict, compile_error = _overall(results, result)
     return Report(
@@ -187,6 +220,7 @@ def build_report(
         environment=env,
         withheld_stdout=result.withheld_stdout.decode("utf-8", "replace"),
         withheld_stderr=result.withheld_stderr.decode("utf-8", "replace"),
+        speed=speed if verdict is Verdict.AC else None,
     )
 
 

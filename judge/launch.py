@@ -103,6 +103,11 @@ class LocalProcess:
             return ExitInfo(None, sig, cpu_limit=sig == signal.SIGXCPU)
         return ExitInfo(code, None)
 
+    def cpu_seconds(self) -> float | None:
+        from judge.cpu_clock import process_cpu_seconds
+
+        return process_cpu_seconds(self._proc.pid)
+
     def close_requests(self) -> None:
         if self.request_fd >= 0:
             os.close(self.request_fd)
@@ -129,6 +134,9 @@ def _child_env() -> dict[str, str]:
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONHASHSEED"] = "0"
+    # One thread for torch's kernels, as every sandboxed job has: times and CPU-time rules
+    # then mean the same thing here as on the server.
+    env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 

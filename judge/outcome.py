@@ -40,6 +40,7 @@ class Outcome:
     line: int | None = None
     traceback: str = ""
     exit: ExitInfo | None = None
+    cpu_s: float | None = None  # CPU time the kernel counted for the job on this case
 
     def without_observation(self) -> Outcome:
         """The same outcome, its observation dropped once graded."""
@@ -47,5 +48,11 @@ class Outcome:
             return self
         return Outcome(
             self.kind, self.time_ms, None, self.message, self.exception, self.line,
-            self.traceback, self.exit,
+            self.traceback, self.exit, self.cpu_s,
+        )  # fmt: skip
+
+    def with_cpu(self, cpu_s: float | None) -> Outcome:
+        return Outcome(
+            self.kind, self.time_ms, self.observation, self.message, self.exception, self.line,
+            self.traceback, self.exit, cpu_s,
         )  # fmt: skip

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 
 from judge.verdict import Verdict
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.speed import SpeedResult
+
 
 @dataclass(frozen=True, slots=True)
 class CaseResult:
@@ -82,6 +86,8 @@ class Report:
     # administrators see it; the learner's report says that it was withheld.
     withheld_stdout: str = ""
     withheld_stderr: str = ""
+    # A speed problem's accepted run: its score, spread and hardware (judge/speed.py).
+    speed: SpeedResult | None = None
 
     @property
     def output_withheld(self) -> bool:
@@ -114,6 +120,8 @@ class Report:
             out["compile_error"] = dict(self.compile_error)
         if self.output_withheld:
             out["output_withheld"] = True
+        if self.speed is not None:
+            out["speed"] = self.speed.to_dict()
         if admin and self.internal_error:
             out["internal_error"] = self.internal_error
         if admin and self.output_withheld:
@@ -123,6 +131,11 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Report:
+        speed = None
+        if data.get("speed") is not None:
+            from judge.speed import SpeedResult
+
+            speed = SpeedResult.from_dict(data["speed"])
         return cls(
             problem=str(data["problem"]),
             version=str(data["version"]),
@@ -138,4 +151,5 @@ class Report:
             internal_error=data.get("internal_error"),  # type: ignore[arg-type]
             withheld_stdout=str(data.get("withheld_stdout", "")),
             withheld_stderr=str(data.get("withheld_stderr", "")),
+            speed=speed,
         )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from judge.budget import LOAD_ANSWER, ResultBudget
 from judge.cases import Case
 from judge.errors import FrameTooLarge, ProtocolError
-from judge.limits import Limits
+from judge.limits import CpuAllowance, Limits
 from judge.outcome import Outcome, OutcomeKind
 from judge.protocol import Frame, FrameReader, encode_frame
 from judge.wire import MAX_ITEMS, TooManyItems, decode
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]  # (cases done, cases in all)
 OnOutcome = Callable[[Case, Outcome], None]  # grades a case the moment its outcome is known
+CPU_POLL_S = 0.05  # how often a calibrated case's CPU count is read while it runs
 EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit
 STARTUP_ALLOWANCE_S = {
     "browser": 5.0,
@@ -74,8 +75,11 @@ class Session:
         limits: Limits,
         tier: str,
         budget: ResultBudget | None = None,
+        cpu: dict[str, CpuAllowance] | None = None,
     ) -> None:
         self.handle = handle
+        # Calibrated cases' CPU caps by case name; the parent polls the kernel's count.
+        self.cpu = cpu or {}
         # Frame and channel caps from the problem's expected answers (None: the defaults).
         self.budget = budget
         self.result_bytes = 0
@@ -145,21 +149,33 @@ class Session:
             self.streams.withholding = True
         if self.budget is not None:
             self.reader.limits = self.budget.for_case(case.name)
+        allowance = self.cpu.get(case.name)
+        cpu0 = self.handle.cpu_seconds()
+        cpu_end = cpu0 + allowance.seconds if allowance is not None and cpu0 is not None else None
         t0 = time.monotonic()
         deadline = min(t0 + self.limits.time_per_case_s, budget_end)
-        got = self._exchange(encode_frame(case.to_request()), deadline)
+        got = self._exchange(encode_frame(case.to_request()), deadline, cpu_end)
         elapsed = (time.monotonic() - t0) * 1000
+        cpu1 = self.handle.cpu_seconds()
+        used = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
+        if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
+            # Polled while it ran, or measured once the answer arrived: over either way.
+            self.handle.kill()
+            message = allowance.describe(used, case.public)
+            return Outcome(OutcomeKind.TIMEOUT, elapsed, message=message, cpu_s=used)
         if isinstance(got, Outcome):
-            return Outcome(got.kind, elapsed, message=got.message, exit=got.exit)
+            return Outcome(got.kind, elapsed, message=got.message, exit=got.exit, cpu_s=used)
         items = self.budget.for_case(case.name).items if self.budget is not None else MAX_ITEMS
-        return _interpret(got, case.name, elapsed, self.max_line, items)
+        return _interpret(got, case.name, elapsed, self.max_line, items).with_cpu(used)
 
-    def _exchange(self, request: bytes, deadline: float) -> Frame | Outcome:
+    def _exchange(
+        self, request: bytes, deadline: float, cpu_end: float | None = None
+    ) -> Frame | Outcome:
         """Send one frame and wait for one frame back, or say why none came."""
         self.pending = request
         self.sel.register(self.handle.request_fd, selectors.EVENT_WRITE)
         try:
-            return self._pump(deadline)
+            return self._pump(deadline, cpu_end)
         except FrameTooLarge:
             self.corrupted = True
             self.handle.kill()
@@ -180,6 +196,9 @@ class Session:
         except TimeoutError:
             self.handle.kill()
             return Outcome(OutcomeKind.TIMEOUT, message="time limit exceeded")
+        except _CpuSpent:
+            self.handle.kill()  # the caller sees the count over the allowance and says so
+            return Outcome(OutcomeKind.TIMEOUT, message="CPU time limit exceeded")
         except _ChildGone:
             self.handle.kill()
             return Outcome(OutcomeKind.CRASH, exit=self.handle.wait(5.0))
@@ -188,17 +207,22 @@ class Session:
                 self.pending = b""
                 self._unregister(self.handle.request_fd)
 
-    def _pump(self, deadline: float) -> Frame:
+    def _pump(self, deadline: float, cpu_end: float | None = None) -> Frame:
         while not self.frames:
             if not self.result_open:
                 raise _ChildGone
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
-            for key, _ in self.sel.select(remaining):
+            wait = remaining if cpu_end is None else min(remaining, CPU_POLL_S)
+            for key, _ in self.sel.select(wait):
                 self._on_ready(int(key.fd))
             if self.streams.exceeded():
                 raise _OutputLimit
+            if cpu_end is not None and not self.frames:
+                used = self.handle.cpu_seconds()
+                if used is not None and used > cpu_end:
+                    raise _CpuSpent
         return self.frames.popleft()
 
     def _on_ready(self, fd: int) -> None:
@@ -321,6 +345,10 @@ class _OutputLimit(Exception):
 
 class _ChildGone(Exception):
     pass
+
+
+class _CpuSpent(Exception):
+    """A calibrated case's CPU allowance ran out before it answered."""
 
 
 def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items: int) -> Outcome:

@@ -11,12 +11,13 @@ from pathlib import Path
 
 from judge.checkers import CHECKER_KINDS, CheckSpec
 from judge.errors import SpecError
-from judge.limits import Limits
+from judge.limits import CpuRule, Limits
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     # Imported where used: `judge run` on a code problem loads neither (start-up time).
     from judge.questions import Quiz
+    from judge.speed import SpeedSpec
     from judge.wrong_solution import WrongSolution
 
 TIERS = ("browser", "torch")
@@ -69,6 +70,8 @@ class ProblemSpec:
     version: str
     kind: ProblemKind = ProblemKind.CODE
     quiz: Quiz | None = None  # a quiz's questions and answer key (judge/questions.py)
+    cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
+    speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -115,6 +118,7 @@ class ProblemSpec:
             "tags": list(self.tags),
             "limits": self.limits.to_dict(),
             "names": list(self.names),
+            "speed": {"unit": self.speed.unit} if self.speed else None,
             "version": self.version,
         }
 
@@ -186,6 +190,8 @@ class _Common:
         checker: CheckSpec,
         folder: Path,
         quiz: Quiz | None = None,
+        cpu_rule: CpuRule | None = None,
+        speed: SpeedSpec | None = None,
     ) -> ProblemSpec:
         return ProblemSpec(
             slug=self.slug,
@@ -202,6 +208,8 @@ class _Common:
             version=content_version(folder),
             kind=ProblemKind.CODE if quiz is None else ProblemKind.QUIZ,
             quiz=quiz,
+            cpu_rule=cpu_rule,
+            speed=speed,
         )
 
 
@@ -227,11 +235,34 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
 
 def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
     f = _Fields(data, file)
+    limits = _Fields(f.table("limits"), file, "limits")
+    speed = None
+    if "speed" in data:
+        from judge.speed import SpeedSpec  # only speed problems pay for it
+
+        speed = SpeedSpec.from_table(f.table("speed"), file)
     return _common(f, folder, file).spec(
-        limits=_limits(_Fields(f.table("limits"), file, "limits")),
+        limits=_limits(limits),
         names=_names(_Fields(f.table("submission"), file, "submission")),
         checker=parse_check(f.optional_table("checker"), file, "checker"),
         folder=folder,
+        cpu_rule=_cpu_rule(limits),
+        speed=speed,
+    )
+
+
+def _cpu_rule(f: _Fields) -> CpuRule | None:
+    """Both keys or neither: a factor without its slack (or the reverse) is a mistake."""
+    keys = ("cpu_vs_reference", "cpu_slack_s")
+    present = [k for k in keys if k in f.data]
+    if not present:
+        return None
+    if len(present) == 1:
+        missing = next(k for k in keys if k not in present)
+        raise SpecError(f.file, f"limits.{missing}", f"missing (limits.{present[0]} needs it)")
+    return CpuRule(
+        factor=f.number("cpu_vs_reference", low=1.5, high=100.0),
+        slack_s=f.number("cpu_slack_s", low=0.0, high=60.0),
     )
 
 

@@ -3,9 +3,11 @@
 Job cgroups are created *below the runner's own cgroup* (so a job can never get more
 than the runner was given), one per job, removed when the job ends. cgroup v2 is used
 when the unified hierarchy carries the memory controller; otherwise the v1 hierarchies
-(memory, pids, cpu) as this container has them. The CPU controller caps a job at
+(memory, pids, cpu, cpuacct) as this container has them. The CPU controller caps a job at
 one core however many processes or threads it starts, so a busy job cannot slow the
-jobs next to it; total CPU time is bounded by the wall clock and RLIMIT_CPU. When
+jobs next to it; total CPU time is bounded by the wall clock and RLIMIT_CPU. The job's CPU
+time as the kernel counts it (cpu.stat on v2, cpuacct.usage on v1, exited processes
+included) is what a problem's CPU-time rule reads. When
 neither version is writable the runner still works: rlimits and the job's pid
 namespace remain, and `judge runner doctor` says that whole-job limits are off.
 """
@@ -20,8 +22,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.cpu_clock import cgroup_cpu_seconds, cpuacct_seconds
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-_V1_CONTROLLERS = ("memory", "pids", "cpu")
+# cpuacct: the job's CPU time, counted by the kernel for every task that ever ran in it.
+_V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 V2_CONTROLLERS = ("cpu", "memory", "pids")
 RUNNER_LEAF = "judge-runner"  # v2: where the runner moves itself so its cgroup may delegate
 CPU_PERIOD_US = 100_000
@@ -161,8 +166,12 @@ class JobCgroup:
         self.memory_bytes = memory_bytes
         name = f"judge-job-{uuid.uuid4().hex[:12]}"
         self.dirs = {controller: parent / name for controller, parent in support.dirs}
+        made: set[Path] = set()
         for path in self.dirs.values():
-            path.mkdir()
+            # Co-mounted v1 controllers (cpu,cpuacct) are one directory under two names.
+            if path.parent.resolve() not in made:
+                path.mkdir()
+                made.add(path.parent.resolve())
         self._set_limits(memory_bytes, max_pids)
 
     def _set_limits(self, memory_bytes: int, max_pids: int) -> None:
@@ -197,6 +206,15 @@ class JobCgroup:
             except OSError:
                 continue
         return sorted(found)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of every process that ever ran here, exited ones included (a forked
+        helper left unreaped still counts); None where no controller counts it."""
+        if self.support.version == 2:
+            return cgroup_cpu_seconds(str(self.dirs["unified"] / "cpu.stat"))
+        if "cpuacct" in self.dirs:
+            return cpuacct_seconds(str(self.dirs["cpuacct"] / "cpuacct.usage"))
+        return None
 
     def oom_killed(self) -> bool:
         """True if the kernel OOM-killed something here (the job hit its memory limit)."""

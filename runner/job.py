@@ -21,6 +21,7 @@ import socket
 import struct
 from typing import Any
 
+from judge.cpu_clock import process_cpu_seconds
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from runner.cgroups import CgroupSupport, JobCgroup
@@ -130,6 +131,14 @@ class SandboxJob:
         """End of requests; the descriptor is closed here once and forgotten."""
         _close_quietly(self.request_fd)
         self.request_fd = -1
+
+    def cpu_seconds(self) -> float | None:
+        """The job's CPU time: its cgroup's count (every process it ran), else its pid 1's."""
+        if self.cgroup is not None:
+            used = self.cgroup.cpu_seconds()
+            if used is not None:
+                return used
+        return process_cpu_seconds(self.host_pid) if self.host_pid > 0 else None
 
     def kill(self) -> None:
         """SIGKILL the job's pid 1 (the kernel then kills its whole pid namespace)."""

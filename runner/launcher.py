@@ -103,6 +103,9 @@ class _PooledJob:
     def kill(self) -> None:
         self._job.kill()
 
+    def cpu_seconds(self) -> float | None:
+        return self._job.cpu_seconds()
+
     def wait(self, timeout: float) -> ExitInfo:
         return self._job.wait(timeout)
 

@@ -39,6 +39,9 @@ class ScriptedChild:
     def wait(self, timeout: float) -> ExitInfo:
         return ExitInfo(returncode=None, signal=9)
 
+    def cpu_seconds(self) -> float | None:
+        return None
+
     def cleanup(self) -> None:
         for fd in (self._req_r, self.request_fd, self.result_fd, self.stdout_fd, self.stderr_fd):
             os.close(fd)
