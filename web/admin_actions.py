@@ -43,6 +43,10 @@ _CLEARED = {
     "report_json": None,
     "metric": None,
     "metric_spread": None,
+    "metric_q1": None,
+    "metric_q3": None,
+    "metric_unit": None,
+    "hardware": None,
     "judged_at": None,
     "attempts": 0,
 }

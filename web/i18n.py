@@ -37,8 +37,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_submitted": {"en": "Submitted", "zh": "提交时间"},
     "col_case": {"en": "Case", "zh": "用例"},
     "col_message": {"en": "Message", "zh": "信息"},
-    "col_tokens_per_s": {"en": "Best tokens/s", "zh": "最佳 tokens/s"},
-    "col_spread": {"en": "Spread", "zh": "波动"},
+    "col_speed_score": {"en": "Score (median)", "zh": "成绩（中位数）"},
+    "col_speed_range": {"en": "Range (q1 – q3)", "zh": "区间（q1 – q3）"},
+    "col_speed_iqr": {"en": "IQR", "zh": "四分位距"},
+    "speed_rank_rule": {
+        "en": "Each user's fastest accepted run, measured on the judge's hardware. Scores whose "
+        "ranges (first to third quartile of the timed repetitions) overlap are not told apart: "
+        "rank = 1 + the number of entries whose q1 is above this entry's q3.",
+        "zh": "每位用户最快的一次通过提交，在评测机上测得。区间（计时重复的第一到第三四分位数）"
+        "重叠的成绩不分先后：名次 = 1 + q1 高于本条 q3 的条目数。",
+    },
     "col_hardware": {"en": "Hardware", "zh": "硬件"},
     "progress_solved": {"en": "solved", "zh": "已通过"},
     "progress_tried": {"en": "tried", "zh": "尝试过"},

@@ -100,6 +100,9 @@ def _store(ctx: JobContext, submission_id: int, outcome: judging.JudgedRun) -> N
             report_json=outcome.report_json,
             metric=outcome.metric,
             metric_spread=outcome.metric_spread,
+            metric_q1=outcome.metric_q1,
+            metric_q3=outcome.metric_q3,
+            metric_unit=outcome.metric_unit,
             hardware=outcome.hardware,
             judged_at=utcnow(),
         )

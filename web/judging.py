@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import math
 import multiprocessing
 import os
 import select
@@ -17,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -56,11 +57,14 @@ class JudgedRun:
     total: int
     time_ms: float | None
     report_json: str
-    # Speed problems' measured rate and spread: no report carries a speed yet (the
-    # torch-tier problems add the producer), so these stay None until then.
+    # A speed problem's accepted run (the report's `speed`): the score (the median rate),
+    # the IQR as spread, the quartiles and the unit; None on every other run.
     metric: float | None = None
     metric_spread: float | None = None
     hardware: str | None = None
+    metric_q1: float | None = None
+    metric_q3: float | None = None
+    metric_unit: str | None = None
 
 
 def load_problems(root: Path) -> ProblemSet:
@@ -250,7 +254,9 @@ def _source_rejected(problem: ProblemSpec, exc: SourceError, seed: str) -> Repor
 
 def judged_run(max_points: int, report: Report) -> JudgedRun:
     """The columns a submission row stores for `report`."""
-    return JudgedRun(
+    data = report.to_dict(admin=True)
+    speed = speed_columns(data.get("speed")) if report.verdict is Verdict.AC else None
+    run = JudgedRun(
         verdict=report.verdict,
         version=report.version,
         # The core scores a run in points (the problem's points on AC, else 0); clamped so
@@ -259,11 +265,53 @@ def judged_run(max_points: int, report: Report) -> JudgedRun:
         passed=report.passed,
         total=len(report.cases),
         time_ms=report.time_ms,
-        report_json=json.dumps(report.to_dict(admin=True), ensure_ascii=False, allow_nan=False),
+        report_json=json.dumps(data, ensure_ascii=False, allow_nan=False),
         hardware=_hardware(report.environment),
     )
+    return run if speed is None else replace(run, **speed)
 
 
 def _hardware(env: dict[str, str]) -> str | None:
     # judge.environment names the device ("cuda (NVIDIA H200)") on torch-tier runs only.
     return env.get("device", "")[:200] or None
+
+
+def speed_columns(speed: object) -> dict[str, Any] | None:
+    """A report's `speed` ({"unit", "value", "q1", "q3", "hardware", ...}, judge/speed.py)
+    as JudgedRun's fields, or None when there is none or it does not hold together (then
+    the run is stored without a speed rather than with a wrong one)."""
+    if not isinstance(speed, dict):
+        return None
+    numbers = [speed.get(k) for k in ("value", "q1", "q3")]
+    if not all(isinstance(n, int | float) and math.isfinite(n) for n in numbers):
+        log.warning("a report's speed has no finite value and quartiles: %.200r", speed)
+        return None
+    value, q1, q3 = (float(n) for n in numbers)  # type: ignore[arg-type]
+    unit = speed.get("unit")
+    if not (0 <= q1 <= value <= q3) or not isinstance(unit, str) or not unit:
+        log.warning("a report's speed does not hold together: %.200r", speed)
+        return None
+    columns: dict[str, Any] = {
+        "metric": value,
+        "metric_spread": q3 - q1,
+        "metric_q1": q1,
+        "metric_q3": q3,
+        "metric_unit": unit[:32],
+    }
+    hardware = speed.get("hardware")
+    if isinstance(hardware, dict) and hardware:  # else the report's environment names it
+        columns["hardware"] = hardware_text(hardware)
+    return columns
+
+
+def hardware_text(hardware: dict[str, Any]) -> str | None:
+    """A speed's hardware in a few words for a board's column: the GPU, or the CPU model
+    and its thread count, then torch ("AMD EPYC 9654 · 1 thread · torch 2.13.0")."""
+    device = str(hardware.get("device") or "cpu")
+    parts = [device] if device != "cpu" else [str(hardware.get("cpu") or "cpu")]
+    threads = str(hardware.get("threads") or "")
+    if device == "cpu" and threads:
+        parts.append(f"{threads} thread" if threads == "1" else f"{threads} threads")
+    if hardware.get("torch"):
+        parts.append(f"torch {hardware['torch']}")
+    return " · ".join(parts)[:200]

@@ -3,6 +3,7 @@ overall board runs a second one, a count of its rows, for its total."""
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from typing import Any
 
 from sqlalchemy import Select, func, select
@@ -47,20 +48,45 @@ def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]
 
 
 def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
-    """Each user's fastest accepted run (tokens/s) with its spread and hardware."""
+    """Each user's fastest accepted run: its score (the median rate), its interquartile
+    range and hardware, fastest first. Scores whose ranges overlap are not told apart:
+    rank = 1 + the number of entries whose q1 is above this entry's q3 (entirely better)."""
     rows = db.execute(speed_query(slug, limit)).all()
-    return [
-        {
-            "rank": i + 1,
-            "user": r.username,
-            "submission": r.id,
-            "tokens_per_s": r.metric,
-            "spread": r.metric_spread,
-            "hardware": r.hardware,
-            "submitted_at": iso(r.created_at),
-        }
-        for i, r in enumerate(rows)
-    ]
+    lows_above: list[float] = []  # the q1 of every entry so far, sorted
+    board = []
+    for r in rows:
+        # A run stored without quartiles is its score alone (a range of width 0).
+        q1 = r.metric_q1 if r.metric_q1 is not None else r.metric
+        q3 = r.metric_q3 if r.metric_q3 is not None else r.metric
+        # Only faster entries can lie entirely above this one (their q1 > q3 >= median >=
+        # the medians after them), and the board is walked fastest first: those are all
+        # before this row, so the page's own prefix decides its rank.
+        rank = 1 + len(lows_above) - bisect_right(lows_above, q3)
+        insort(lows_above, q1)
+        board.append(
+            {
+                "rank": rank,
+                "user": r.username,
+                "submission": r.id,
+                "value": r.metric,
+                "unit": r.metric_unit,
+                "q1": q1,
+                "q3": q3,
+                "iqr": q3 - q1,
+                "hardware": r.hardware,
+                "submitted_at": iso(r.created_at),
+            }
+        )
+    return board
+
+
+def speed_board_of(db: Session, problem: Any, *, limit: int) -> list[dict[str, Any]] | None:
+    """The speed board a page shows: None for a problem that measures no speed (no
+    [speed] table in its problem.toml) and has no timed run stored."""
+    board = speed_board(db, problem.slug, limit=limit)
+    if board or getattr(problem, "speed", None) is not None:
+        return board
+    return None
 
 
 def progress(db: Session, user_id: int) -> dict[str, str]:
@@ -127,7 +153,9 @@ def speed_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
             User.username,
             Submission.id,
             Submission.metric,
-            Submission.metric_spread,
+            Submission.metric_q1,
+            Submission.metric_q3,
+            Submission.metric_unit,
             Submission.hardware,
             Submission.created_at,
         )

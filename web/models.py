@@ -87,9 +87,13 @@ class Submission(Base):
     total: Mapped[int] = mapped_column(Integer, default=0)
     time_ms: Mapped[float | None] = mapped_column(Float)
     report_json: Mapped[str | None] = mapped_column(Text)
-    # Speed problems: the measured rate, its spread and the hardware that measured it.
+    # Speed problems' accepted runs: the score (the median rate), its interquartile range
+    # (q1, q3; spread = q3 - q1), its unit and the hardware that measured it.
     metric: Mapped[float | None] = mapped_column(Float)
     metric_spread: Mapped[float | None] = mapped_column(Float)
+    metric_q1: Mapped[float | None] = mapped_column(Float)
+    metric_q3: Mapped[float | None] = mapped_column(Float)
+    metric_unit: Mapped[str | None] = mapped_column(String(32))
     hardware: Mapped[str | None] = mapped_column(String(200))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

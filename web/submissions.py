@@ -24,7 +24,10 @@ CASE_FIELDS = (
     "name", "public", "verdict", "time_ms", "message", "line", "traceback", "explanation",
 )  # fmt: skip
 VALUE_FIELDS = ("got", "expected")  # public cases only
-REPORT_FIELDS = ("compile_error", "stdout", "stderr", "output_withheld", "seed", "environment")
+# `speed`: a speed problem's accepted run, as the core wrote it (judge/speed.py).
+REPORT_FIELDS = (
+    "compile_error", "stdout", "stderr", "output_withheld", "seed", "environment", "speed",
+)  # fmt: skip
 # What hidden cases printed could carry their inputs: administrators only.
 ADMIN_FIELDS = ("internal_error", "withheld_stdout", "withheld_stderr")
 
@@ -142,10 +145,4 @@ def details(sub: Submission, username: str, *, admin: bool = False) -> dict[str,
     for key in REPORT_FIELDS + (ADMIN_FIELDS if admin else ()):
         if key in report:
             out[key] = report[key]
-    if sub.metric is not None:
-        out["speed"] = {
-            "tokens_per_s": sub.metric,
-            "spread": sub.metric_spread,
-            "hardware": sub.hardware,
-        }
     return out

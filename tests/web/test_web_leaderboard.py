@@ -25,6 +25,8 @@ def judged(
     metric: float | None = None,
     spread: float | None = None,
     hardware: str | None = None,
+    q1: float | None = None,
+    q3: float | None = None,
 ) -> None:
     """Store a judged submission directly, as a worker would, and refresh the standings."""
     with transaction(state(app).sessions) as db:
@@ -40,6 +42,9 @@ def judged(
                 created_at=T0 + timedelta(minutes=minute),
                 metric=metric,
                 metric_spread=spread,
+                metric_q1=q1,
+                metric_q3=q3,
+                metric_unit="tokens/s" if metric is not None else None,
                 hardware=hardware,
             )
         )
@@ -112,15 +117,39 @@ def test_leaderboard_pages_with_limit_and_offset(app: Flask, client: FlaskClient
 def test_speed_board_keeps_each_users_best_accepted_run(app: Flask, client: FlaskClient) -> None:
     make_user(client, "ada")
     make_user(client, "bob")
-    judged(app, "ada", "AC", 1, metric=120.0, spread=3.0, hardware="cpu-a")
-    judged(app, "ada", "AC", 2, metric=180.5, spread=4.5, hardware="gpu-b")
-    judged(app, "bob", "AC", 3, metric=150.0, spread=1.0, hardware="cpu-a")
+    judged(app, "ada", "AC", 1, metric=120.0, q1=118.0, q3=121.0, hardware="cpu-a")
+    judged(app, "ada", "AC", 2, metric=180.5, q1=178.0, q3=182.5, hardware="gpu-b")
+    judged(app, "bob", "AC", 3, metric=150.0, q1=149.5, q3=150.5, hardware="cpu-a")
     judged(app, "bob", "WA", 4, metric=999.0)  # a wrong run's speed never counts
     speed = client.get("/api/leaderboard/add-two").json["speed"]
-    assert [(s["user"], s["tokens_per_s"], s["spread"], s["hardware"]) for s in speed] == [
-        ("ada", 180.5, 4.5, "gpu-b"),
-        ("bob", 150.0, 1.0, "cpu-a"),
+    assert [(s["user"], s["value"], s["unit"], s["iqr"], s["hardware"]) for s in speed] == [
+        ("ada", 180.5, "tokens/s", 4.5, "gpu-b"),
+        ("bob", 150.0, "tokens/s", 1.0, "cpu-a"),
     ]
+    assert [(s["rank"], s["q1"], s["q3"]) for s in speed] == [(1, 178.0, 182.5), (2, 149.5, 150.5)]
+
+
+def test_speed_scores_whose_ranges_overlap_share_a_rank(app: Flask, client: FlaskClient) -> None:
+    """rank = 1 + the number of entries whose q1 is above this entry's q3."""
+    runs = {  # user: (median, q1, q3)
+        "ada": (200.0, 190.0, 210.0),
+        "bob": (195.0, 185.0, 205.0),  # overlaps ada: shares rank 1
+        "cyd": (180.0, 170.0, 189.0),  # below ada's q1 (190), within bob's range: rank 2
+        "dee": (150.0, 149.0, 151.0),  # below all three: rank 4
+        "eve": (150.0, None, None),  # stored without quartiles: the score alone; ties dee
+    }
+    for minute, (name, (median, q1, q3)) in enumerate(runs.items()):
+        make_user(client, name)
+        judged(app, name, "AC", minute, metric=median, q1=q1, q3=q3)
+    speed = client.get("/api/leaderboard/add-two").json["speed"]
+    assert [(s["user"], s["rank"]) for s in speed] == [
+        ("ada", 1),
+        ("bob", 1),
+        ("cyd", 2),
+        ("dee", 4),
+        ("eve", 4),
+    ]
+    assert speed[-1]["iqr"] == 0.0
 
 
 def test_per_problem_board_for_an_unknown_problem_is_404(client: FlaskClient) -> None:

@@ -96,3 +96,31 @@ def test_upgrade_to_0004_keeps_every_account_and_what_hangs_off_it(tmp_path: Pat
     assert [tuple(row) for row in keys] == [(1, "ada", 0), (2, "ada#2", 0), (3, "bob\n", 0)]
     assert kept == [1, 1]
     assert str(expires).startswith("2026-12-01")  # 30 days after the token was made
+
+
+def test_upgrade_to_0006_adds_empty_quartiles_and_keeps_every_submission(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0005")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        run(
+            "INSERT INTO users (id, username, username_key, password_hash, is_admin, created_at,"
+            " session_generation) VALUES (1, 'ada', 'ada', 'x', 0, '2026-11-01 00:00:00', 0)"
+        )
+        run(
+            "INSERT INTO submissions (id, user_id, problem_slug, code, status, verdict, points,"
+            " passed, total, attempts, created_at, metric) VALUES (1, 1, 'p', 'x', 'done', 'AC',"
+            " 100, 1, 1, 1, '2026-11-01 00:00:00', 150.0)"
+        )
+    migrate.upgrade(url)
+    with engine.connect() as connection:
+        row = connection.exec_driver_sql(
+            "SELECT metric, metric_q1, metric_q3, metric_unit FROM submissions"
+        ).one()
+    command.downgrade(migrate.alembic_config(url), "0005")
+    with engine.connect() as connection:
+        kept = connection.exec_driver_sql("SELECT count(*) FROM submissions").scalar()
+    engine.dispose()
+    assert tuple(row) == (150.0, None, None, None)
+    assert kept == 1

@@ -27,5 +27,5 @@ def per_problem(slug: str) -> str:
         "leaderboard_problem.html",
         problem=problem,
         entries=leaderboard.problem_board(g.db, problem.slug, limit=PAGE),
-        speed=leaderboard.speed_board(g.db, problem.slug, limit=PAGE),
+        speed=leaderboard.speed_board_of(g.db, problem, limit=PAGE),
     )

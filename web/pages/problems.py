@@ -12,12 +12,13 @@ from web.auth import require_user
 from web.errors import ApiError
 from web.i18n import COOKIE, LANGS
 from web.inputs import client_ip, safe_next
-from web.leaderboard import progress
+from web.leaderboard import progress, speed_board_of
 from web.markdown import render_inline_markdown, render_markdown
 from web.state import platform
 
 bp = Blueprint("problems", __name__)
 YEAR_S = 365 * 24 * 3600
+SPEED_ROWS = 20  # the problem page's speed board: the top; the board's page has 100
 
 
 @bp.get("/")
@@ -59,6 +60,7 @@ def show(slug: str) -> str:
         statement_html=render_markdown(problem.statement(g.lang)),
         starter=problem.starter_source(),
         history=history,
+        speed=speed_board_of(g.db, problem, limit=SPEED_ROWS),
     )
 
 

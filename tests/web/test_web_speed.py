@@ -1,0 +1,174 @@
+"""A speed problem's report feeds the speed board: the report's `speed` becomes the row's
+score, quartiles, unit and hardware, and the board pages show them in both languages."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from test_web_leaderboard import judged
+from web_helpers import make_config, make_user, state, submit, wait_judged
+from web_problem_fixture import GOOD, WRONG, write_problem
+
+from judge.report import Report
+from web import create_app, judging
+
+SPEED = {
+    "unit": "tokens/s",
+    "value": 183.2,
+    "median": 183.2,
+    "q1": 180.0,
+    "q3": 185.5,
+    "iqr": 5.5,
+    "repetitions": 5,
+    "samples": [179.0, 180.0, 183.2, 185.5, 190.1],
+    "hardware": {"cpu": "AMD EPYC 9654", "device": "cpu", "threads": "1", "torch": "2.13.0"},
+}
+
+
+def report(verdict: str = "AC", speed: object = SPEED) -> Report:
+    data: dict[str, Any] = {
+        "problem": "decode-throughput",
+        "version": "v1",
+        "verdict": verdict,
+        "score": 100 if verdict == "AC" else 0,
+        "cases": [],
+        "seed": "secret",
+        "environment": {"device": "cpu", "torch": "2.13.0"},
+    }
+    if speed is not None:
+        data["speed"] = speed
+    return Report.from_dict(data)
+
+
+def test_an_accepted_reports_speed_becomes_the_rows_score_range_unit_and_hardware() -> None:
+    run = judging.judged_run(100, report())
+    assert (run.metric, run.metric_q1, run.metric_q3, run.metric_unit) == (
+        183.2,
+        180.0,
+        185.5,
+        "tokens/s",
+    )
+    assert run.metric_spread == pytest.approx(5.5)
+    assert run.hardware == "AMD EPYC 9654 · 1 thread · torch 2.13.0"
+    assert json.loads(run.report_json)["speed"]["samples"] == SPEED["samples"]
+
+
+def test_a_gpu_speed_names_the_device() -> None:
+    gpu = {**SPEED, "hardware": {"device": "cuda (NVIDIA H200)", "threads": "1", "torch": "2.13.0"}}
+    assert (
+        judging.judged_run(100, report(speed=gpu)).hardware == "cuda (NVIDIA H200) · torch 2.13.0"
+    )
+
+
+def test_only_an_accepted_run_has_a_speed() -> None:
+    wrong = judging.judged_run(100, Report.from_dict({**_plain(), "verdict": "WA"}))
+    assert (wrong.metric, wrong.metric_q1, wrong.hardware) == (None, None, "cpu")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {**SPEED, "q1": 190.0},  # q1 above the score
+        {**SPEED, "value": math.nan},
+        {**SPEED, "q3": None},
+        {**SPEED, "unit": ""},
+        "fast",
+    ],
+)
+def test_a_speed_that_does_not_hold_together_is_not_stored(bad: object) -> None:
+    assert judging.speed_columns(bad) is None
+
+
+def _plain() -> dict[str, Any]:
+    return {
+        "problem": "p",
+        "version": "v",
+        "verdict": "AC",
+        "score": 100,
+        "cases": [],
+        "environment": {"device": "cpu"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("lang", "texts"),
+    [
+        ("en", ["Speed board", "Score (median)", "IQR", "rank = 1 + the number of entries"]),
+        ("zh", ["速度榜", "成绩（中位数）", "四分位距", "名次 = 1 + q1 高于本条 q3 的条目数"]),
+    ],
+)
+def test_the_board_page_shows_unit_range_iqr_hardware_and_the_rank_rule(
+    app: Flask, client: FlaskClient, lang: str, texts: list[str]
+) -> None:
+    make_user(client, "ada")
+    judged(app, "ada", "AC", 1, metric=183.2, q1=180.0, q3=185.5, spread=5.5, hardware="H200")
+    for url in ("/leaderboard/add-two", "/problems/add-two"):
+        page = client.get(url, headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert 'id="speed-board"' in page, url
+        for text in (*texts, "183.2 tokens/s", "180.0 – 185.5", "5.5", "H200"):
+            assert text in page, (url, text)
+
+
+def test_a_problem_without_speed_shows_no_speed_board(client: FlaskClient) -> None:
+    for url in ("/leaderboard/add-two", "/problems/add-two"):
+        assert 'id="speed-board"' not in client.get(url).get_data(as_text=True)
+
+
+TIMED_CASES = """
+def public_cases():
+    return [{"name": "small", "args": {"a": 1, "b": 2}}]
+
+
+def generated_cases(rng):
+    return [
+        {"name": f"rep-{i}", "args": {"a": rng.randint(0, 99), "b": 1},
+         "timed": {"work": 1000, "min_bytes": 1}}
+        for i in range(5)
+    ]
+
+
+def run(sub, args):
+    return sub.add(args["a"], args["b"])
+"""
+
+
+@pytest.fixture(scope="module")
+def speed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("speed-problems")
+    folder = write_problem(root, "add-fast")
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text("utf-8") + '\n[speed]\nunit = "tokens/s"\n', "utf-8")
+    (folder / "cases.py").write_text(TIMED_CASES, "utf-8")
+    return root
+
+
+def test_a_real_accepted_submission_of_a_speed_problem_reaches_the_speed_board(
+    tmp_path: Path, db_template: Path, speed_root: Path
+) -> None:
+    """Judged for real (the core's timed cases, unsafe-local child): no report is made up."""
+    app = create_app(make_config(tmp_path, db_template, speed_root))
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        sid = submit(client, ada, GOOD, problem="add-fast")
+        submit(client, ada, WRONG, problem="add-fast")
+        wait_judged(app)
+        view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
+        assert view["verdict"] == "AC", view
+        speed = view["speed"]
+        assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 5)
+        (entry,) = client.get("/api/leaderboard/add-fast").json["speed"]
+        assert (entry["user"], entry["rank"], entry["unit"]) == ("ada", 1, "tokens/s")
+        assert entry["value"] == pytest.approx(speed["value"])
+        assert entry["q1"] <= entry["value"] <= entry["q3"]
+        assert entry["hardware"] and "thread" in entry["hardware"]
+        page = client.get("/problems/add-fast").get_data(as_text=True)
+        assert f"{entry['value']:.1f} tokens/s" in page
+    finally:
+        state(app).close()
