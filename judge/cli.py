@@ -91,6 +91,11 @@ def build_parser(
     p = sub.add_parser("check", help="self-test problems (for authors)")
     p.add_argument("slugs", nargs="*")
     p.add_argument("--json", action="store_true")
+    if sandbox is not None:
+        p.add_argument(
+            "--sandbox", action="store_true", help="run every check inside the server's sandbox"
+        )
+    p.set_defaults(sandbox=False, make_sandbox=sandbox)
     for name, command in (commands or {}).items():
         p = sub.add_parser(name, help=command.help, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -217,7 +222,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         for spec in (s for s in specs if s.tier == "torch"):
             print(f"{spec.slug}: skipped, {TORCH_NEEDED}", file=sys.stderr)
         specs = [s for s in specs if s.tier != "torch"]
-    results = [check_problem(p) for p in specs]
+    code_problems = any(s.quiz is None for s in specs)
+    launcher = args.make_sandbox() if args.sandbox and code_problems else None
+    try:
+        results = [check_problem(p, launcher) for p in specs]
+    finally:
+        close = getattr(launcher, "close", None)  # the sandbox's workers go with it
+        if close is not None:
+            close()
     if args.json:
         _print_json([r.to_dict() for r in results])
     else:

@@ -31,6 +31,10 @@ from judge.verdict import Verdict
 from judge.wire import encode
 from judge.wrong_solution import FirstFailure, WrongSolution
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.interfaces import Launcher
+
 EXTRA_SEEDS = (1, 2)
 
 
@@ -66,24 +70,26 @@ class ProblemCheck:
         }
 
 
-def check_problem(problem: ProblemSpec) -> ProblemCheck:
+def check_problem(problem: ProblemSpec, launcher: Launcher | None = None) -> ProblemCheck:
+    """Every check of one problem; its runs in children of `launcher` (`check --sandbox`:
+    the server's sandbox), else in plain local children."""
     result = ProblemCheck(problem.slug)
     try:
-        _run_checks(problem, result.checks)
+        _run_checks(problem, result.checks, launcher)
     except JudgeError as exc:
         result.checks.append(Check("problem loads", False, str(exc)))
     return result
 
 
-def _run_checks(problem: ProblemSpec, checks: list[Check]) -> None:
+def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | None) -> None:
     if problem.quiz is not None:
         _quiz_checks(problem, problem.quiz, checks)
         return
     for seed in (PUBLIC_SEED, *EXTRA_SEEDS):
-        report = judge_source(problem, problem.reference_source(), seed=seed)
+        report = judge_source(problem, problem.reference_source(), seed=seed, launcher=launcher)
         detail = f"{report.passed}/{len(report.cases)} cases" + _why(report)
         checks.append(Check(f"reference AC (seed {seed})", report.verdict is Verdict.AC, detail))
-    starter = judge_source(problem, problem.starter_source())
+    starter = judge_source(problem, problem.starter_source(), launcher=launcher)
     checks.append(
         Check(
             "starter not AC",
@@ -103,7 +109,7 @@ def _run_checks(problem: ProblemSpec, checks: list[Check]) -> None:
     reference = problem.reference_source()
     for solution in wrong:
         source = solution.path.read_text(encoding="utf-8")
-        checks.append(_fails_where_declared(problem, solution, source))
+        checks.append(_fails_where_declared(problem, solution, source, launcher))
         checks.append(_diff_within_declared(solution, reference, source))
     checks.append(_determinism(problem))
 
@@ -140,10 +146,12 @@ def _quiz_checks(problem: ProblemSpec, quiz: Quiz, checks: list[Check]) -> None:
         checks.append(_fails_where_declared(problem, solution, source))
 
 
-def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, source: str) -> Check:
+def _fails_where_declared(
+    problem: ProblemSpec, solution: WrongSolution, source: str, launcher: Launcher | None
+) -> Check:
     """The run's verdict, first failing case and step are the ones the header declares."""
     declared = solution.first_failure
-    report = judge_source(problem, source)
+    report = judge_source(problem, source, launcher=launcher)
     got = first_failure(report)
     ok = report.verdict is declared.verdict and got is not None and declared.admits(got)
     actual = Verdict.AC.value if got is None else str(got)
