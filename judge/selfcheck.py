@@ -143,7 +143,7 @@ def _quiz_checks(problem: ProblemSpec, quiz: Quiz, checks: list[Check]) -> None:
         )
     for solution in wrong:
         source = solution.path.read_text(encoding="utf-8")
-        checks.append(_fails_where_declared(problem, solution, source))
+        checks.append(_fails_where_declared(problem, solution, source, None))
 
 
 def _fails_where_declared(
