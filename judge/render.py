@@ -13,6 +13,10 @@ from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from judge.speed import SpeedResult
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
     from judge.questions import Question
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -69,6 +73,20 @@ def print_report(report: Report, problem: ProblemSpec, lang: str = "en") -> None
     passed = f"{report.passed}/{len(report.cases)} cases passed"
     summary = f"{report.verdict.value}  {report.verdict.label}: {passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
+    if report.speed is not None:
+        print(speed_line(report.speed), file=out)
+
+
+def speed_line(speed: SpeedResult) -> str:
+    """A speed problem's score in one line: median, quartiles, repetitions, hardware."""
+    hw = speed.hardware
+    where = ", ".join(
+        f"{key} {hw[key]}" for key in ("cpu", "device", "threads", "torch") if key in hw
+    )
+    return (
+        f"score {speed.value:,.1f} {speed.unit} (median of {speed.repetitions}; "
+        f"q1 {speed.q1:,.1f}, q3 {speed.q3:,.1f}, IQR {speed.iqr:,.1f}) · {where}"
+    )
 
 
 def _row(i: int, case: CaseResult) -> list[str]:
