@@ -63,6 +63,7 @@ class Runner:
             return judge_source(spec, source, seed=seed)
         try:
             expected, budget = self.cache.entry(spec, seed)
+            cpu = self.cache.cpu(spec, seed, self.launcher)
         except Exception:
             import traceback
 
@@ -75,6 +76,7 @@ class Runner:
             limits=limits,
             expected=expected,
             budget=budget,
+            cpu=cpu,
         )
 
     def close(self) -> None:

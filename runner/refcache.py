@@ -1,4 +1,5 @@
-"""Expected observations per (problem, version, seed), computed once in the trusted process.
+"""Expected observations per (problem, version, seed), computed once in the trusted process,
+and the calibrated cases' CPU allowances (the reference's own CPU time, run once as a job).
 
 Running reference.py costs as much as running a submission (more, for a torch-tier
 problem that builds a model), and every submission to the same problem version with
@@ -12,9 +13,15 @@ import threading
 from collections import OrderedDict
 
 from judge.budget import ResultBudget, budget_for
+from judge.calibration import calibrate
 from judge.cases import build_cases
-from judge.judging import expected_observations
+from judge.judging import expected_observations, load_message
+from judge.limits import CpuAllowance
 from judge.spec import ProblemSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from judge.interfaces import Launcher
 
 Key = tuple[str, str, int | None]
 
@@ -30,6 +37,10 @@ class ReferenceCache:
         self._entries: OrderedDict[Key, tuple[dict[str, object], ResultBudget]] = OrderedDict()
         self._lock = threading.Lock()
         self._computing: dict[Key, threading.Lock] = {}
+        # A calibrated problem's allowances, measured once per key: the reference job costs
+        # as much as a submission's, and every submission on that key gets the same caps.
+        self._cpu: dict[Key, dict[str, CpuAllowance] | None] = {}
+        self._cpu_lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -62,6 +73,23 @@ class ReferenceCache:
                 while len(self._entries) > self.max_entries:
                     self._entries.popitem(last=False)
         return value
+
+    def cpu(
+        self, problem: ProblemSpec, seed: int | None, launcher: Launcher
+    ) -> dict[str, CpuAllowance] | None:
+        """The calibrated cases' CPU allowances for (problem, seed), measured on `launcher`;
+        {} for a problem without calibrated cases (nothing is run for it)."""
+        if problem.cpu_rule is None:
+            return {}
+        key = (problem.slug, problem.version, seed)
+        with self._cpu_lock:  # one reference job at a time; later callers find the result
+            if key not in self._cpu:
+                cases = build_cases(problem, seed)
+                load = load_message(problem, problem.reference_source())
+                self._cpu[key] = calibrate(problem, cases, launcher, problem.limits, load)
+                while len(self._cpu) > self.max_entries:
+                    self._cpu.pop(next(iter(self._cpu)))
+            return self._cpu[key]
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -5,13 +5,11 @@ terminal (after datasette's tests/test_docs.py)."""
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from judge.cases import CASE_NAME_RE
-from judge.report import Report
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
@@ -88,16 +86,18 @@ def test_the_documented_case_name_rule_has_the_codes_length_cap() -> None:
     assert f"are at most {cap} characters long" in text, f"docs/ARCHITECTURE.md: cap {cap}"
 
 
-def test_the_speed_board_is_documented_as_empty_while_no_report_carries_a_speed() -> None:
-    """Pins the docs to the code: when the judge's Report gains a speed, this fails until
-    docs/WEB.md, docs/API.md and docs/ARCHITECTURE.md stop saying the board is empty."""
-    assert not any("speed" in f.name for f in fields(Report)), (
-        "Report carries a speed now: say in docs/WEB.md, docs/API.md and "
-        "docs/ARCHITECTURE.md what fills the speed board, then update this test"
-    )
-    for doc in ("WEB.md", "API.md", "ARCHITECTURE.md"):
-        text = " ".join((REPO / "docs" / doc).read_text(encoding="utf-8").split())
-        assert "speed board is empty" in text or "empty on every problem for now" in text, doc
+def test_the_documented_speed_result_has_the_fields_the_judge_writes() -> None:
+    """docs/API.md lists the report's `speed` object; every key the judge writes is there."""
+    from judge.speed import SpeedResult
+
+    keys = SpeedResult("tokens/s", 1.0, 1.0, 1.0, 1.0, 1).to_dict()
+    text = (REPO / "docs" / "API.md").read_text(encoding="utf-8")
+    missing = [key for key in keys if f'"{key}"' not in text]
+    assert not missing, f"docs/API.md does not name the speed result's {missing}"
+    architecture = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    # The judging core's table names its files bare; mini_llm's by path.
+    for module in ("`speed.py`", "`calibration.py`", "`cpu_clock.py`", "`mini_llm/zoo.py`"):
+        assert module in architecture, f"docs/ARCHITECTURE.md does not describe {module}"
 
 
 def _apt_packages() -> set[str]:
