@@ -108,6 +108,7 @@ $(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py
 bench: setup
 	$(BIN)/python bench/bench_judge_overhead.py
 	$(BIN)/python bench/bench_runner.py
+	$(BIN)/python bench/bench_runner.py --torch-tier --n 6
 	$(BIN)/python bench/bench_web.py
 	$(BIN)/python bench/bench_browser.py
 	$(BIN)/python bench/bench_mini_llm.py

@@ -14,6 +14,11 @@ Latencies are taken one submission at a time; throughput with two submissions in
 flight (the machine has two cores).
 
     python bench/bench_runner.py [--n 20] [--problem attention-decode]
+    python bench/bench_runner.py --torch-tier [--n 6]   # warm overhead on every torch problem
+
+`--torch-tier` judges every torch-tier problem (the real-model ones included) through the
+warm Runner only and prints, per problem, the overhead beyond the cases' own time against
+the 150 ms goal.
 """
 
 from __future__ import annotations
@@ -74,11 +79,48 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+OVERHEAD_GOAL_S = 0.150  # warm runner overhead per torch submission, beyond its cases' time
+
+
+def torch_tier(n: int) -> int:
+    """Warm overhead per torch-tier problem: n submissions each (reference and wrong ones)."""
+    problems = [p for p in ProblemSet().all() if p.tier == "torch"]
+    runner = Runner(pool_size=2)
+    rows = []
+    try:
+        for problem in problems:
+            sources = submissions(problem, n)
+            runner.judge(problem, sources[0])  # fills the reference and calibration caches
+            latencies, overheads = measure(lambda s, p=problem: runner.judge(p, s), sources)
+            rows.append((problem.slug, latencies, overheads))
+    finally:
+        runner.close()
+    print(
+        f"warm Runner, {n} submissions per problem; machine: {os.cpu_count()} cores, {_cpu_model()}"
+    )
+    head = (
+        f"{'problem':<18} {'p50 latency':>12} {'p50 overhead':>13} {'p99 overhead':>13} "
+        f"{'goal 150 ms':>12}"
+    )
+    print(head)
+    print("-" * len(head))
+    for slug, lat, over in rows:
+        ok = "met" if pct(over, 0.5) <= OVERHEAD_GOAL_S else "MISSED"
+        print(
+            f"{slug:<18} {pct(lat, 0.5) * 1000:>10.0f}ms {pct(over, 0.5) * 1000:>11.0f}ms "
+            f"{pct(over, 0.99) * 1000:>11.0f}ms {ok:>12}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="submissions per mode (default 20)")
     parser.add_argument("--problem", default="attention-decode")
+    parser.add_argument("--torch-tier", action="store_true", help="warm overhead per torch problem")
     args = parser.parse_args(argv)
+    if args.torch_tier:
+        return torch_tier(args.n)
     problem = ProblemSet().get(args.problem)
     sources = submissions(problem, args.n)
     cache = ReferenceCache()

@@ -46,17 +46,18 @@ def judge_source(
     progress: Progress | None = None,
     budget: ResultBudget | None = None,
     cpu: dict[str, CpuAllowance] | None = None,
+    cases: list[Case] | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
-    the judge itself becomes an IE report, never a WA. `expected`, `budget` and `cpu` (the
-    calibrated cases' allowances) may come from a cache (the runner's); else they are
-    computed here."""
+    the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
+    `expected`, `budget` and `cpu` (the calibrated cases' allowances) may come from a cache
+    (the runner's); else they are computed here."""
     source = validate_source(source)
     if problem.kind is ProblemKind.QUIZ:
         return judge_quiz(problem, source, seed)
     run = _Inputs(expected, budget, cpu)
     try:
-        cases = build_cases(problem, seed)
+        cases = cases if cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
         result, graded = _run_child(problem, source, cases, launcher, limits, run, progress)
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission

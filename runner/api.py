@@ -62,7 +62,7 @@ class Runner:
         if spec.kind is ProblemKind.QUIZ:  # answers are data: judged here, nothing is run
             return judge_source(spec, source, seed=seed)
         try:
-            expected, budget = self.cache.entry(spec, seed)
+            entry = self.cache.entry(spec, seed)
             cpu = self.cache.cpu(spec, seed, self.launcher)
         except Exception:
             import traceback
@@ -74,8 +74,9 @@ class Runner:
             seed=seed,
             launcher=self.launcher,
             limits=limits,
-            expected=expected,
-            budget=budget,
+            cases=entry.cases,
+            expected=entry.expected,
+            budget=entry.budget,
             cpu=cpu,
         )
 

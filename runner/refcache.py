@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import NamedTuple
 
 from judge.budget import ResultBudget, budget_for
 from judge.calibration import calibrate
-from judge.cases import build_cases
+from judge.cases import Case, build_cases
 from judge.judging import expected_observations, load_message
 from judge.limits import CpuAllowance
 from judge.spec import ProblemSpec
@@ -26,15 +27,24 @@ if TYPE_CHECKING:
 Key = tuple[str, str, int | None]
 
 
+class Entry(NamedTuple):
+    """What every run of (problem version, seed) shares: the cases (a torch problem's
+    cases.py may run the model to build them), their expected observations, and the
+    result budget those give (sizing long traces costs milliseconds per run)."""
+
+    cases: list[Case]
+    expected: dict[str, object]
+    budget: ResultBudget
+
+
 class ReferenceCache:
-    """Thread-safe LRU of expected observations keyed by (slug, version, seed), each with
-    the result budget derived from them (sizing long traces costs milliseconds per run)."""
+    """Thread-safe LRU of `Entry`s keyed by (slug, version, seed)."""
 
     def __init__(self, max_entries: int = 256) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries}")
         self.max_entries = max_entries
-        self._entries: OrderedDict[Key, tuple[dict[str, object], ResultBudget]] = OrderedDict()
+        self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._computing: dict[Key, threading.Lock] = {}
         # A calibrated problem's allowances, measured once per key: the reference job costs
@@ -46,12 +56,10 @@ class ReferenceCache:
 
     def expected(self, problem: ProblemSpec, seed: int | None) -> dict[str, object]:
         """The reference's observation for every case of (problem, seed)."""
-        return self.entry(problem, seed)[0]
+        return self.entry(problem, seed).expected
 
-    def entry(
-        self, problem: ProblemSpec, seed: int | None
-    ) -> tuple[dict[str, object], ResultBudget]:
-        """The expected observations of (problem, seed) and the result budget they give."""
+    def entry(self, problem: ProblemSpec, seed: int | None) -> Entry:
+        """The cases of (problem, seed), their expected observations and result budget."""
         key = (problem.slug, problem.version, seed)
         with self._lock:
             if key in self._entries:
@@ -64,8 +72,9 @@ class ReferenceCache:
                 if key in self._entries:
                     self.hits += 1
                     return self._entries[key]
-            expected = expected_observations(problem, build_cases(problem, seed))
-            value = (expected, budget_for(expected))
+            cases = build_cases(problem, seed)
+            expected = expected_observations(problem, cases)
+            value = Entry(cases, expected, budget_for(expected))
             with self._lock:
                 self.misses += 1
                 self._entries[key] = value
@@ -84,7 +93,7 @@ class ReferenceCache:
         key = (problem.slug, problem.version, seed)
         with self._cpu_lock:  # one reference job at a time; later callers find the result
             if key not in self._cpu:
-                cases = build_cases(problem, seed)
+                cases = self.entry(problem, seed).cases
                 load = load_message(problem, problem.reference_source())
                 self._cpu[key] = calibrate(problem, cases, launcher, problem.limits, load)
                 while len(self._cpu) > self.max_entries:
