@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
+from judge.spec import ProblemSpec
 from web.db import iso
 from web.models import ProblemResult, Standing, Submission, User
 
@@ -80,11 +81,11 @@ def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
     return board
 
 
-def speed_board_of(db: Session, problem: Any, *, limit: int) -> list[dict[str, Any]] | None:
+def speed_board_of(db: Session, problem: ProblemSpec, *, limit: int) -> list[dict[str, Any]] | None:
     """The speed board a page shows: None for a problem that measures no speed (no
     [speed] table in its problem.toml) and has no timed run stored."""
     board = speed_board(db, problem.slug, limit=limit)
-    if board or getattr(problem, "speed", None) is not None:
+    if board or problem.speed is not None:
         return board
     return None
 
