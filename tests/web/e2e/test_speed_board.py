@@ -1,0 +1,130 @@
+"""The speed board's acceptance test in real Chromium: a learner submits decode-throughput's
+reference through the editor and Submit; the server judges it for real (the queue, the
+runner's sandbox, seven timed repetitions on the secret seed), and the problem page's
+board and /leaderboard/decode-throughput show the learner's row with the stored score,
+its unit, its q1-q3 range and the hardware that measured it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from web.judging import hardware_text
+
+from .conftest import JUDGE_SEED, PROBLEMS, free_port
+from .pages import SUBMIT, open_problem, reference_source, register, replace_code, shoot
+
+pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
+SLUG = "decode-throughput"
+# A real submission: a cold sandbox worker imports torch and loads the models, then the
+# public cases, a warm-up and seven timed repetitions run (20-40 s on a busy 2-core box).
+VERDICT_TIMEOUT_MS = 300_000
+
+
+@pytest.fixture(scope="module")
+def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The platform as `judge serve` runs it: the queue judging in the runner's sandbox."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: no sandboxed judging here")
+    from waitress.server import create_server
+
+    from web import create_app
+    from web.config import WebConfig, sqlite_url
+    from web.state import EXTENSION
+
+    folder = tmp_path_factory.mktemp("speed-board")
+    config = WebConfig(
+        database_url=sqlite_url(folder / "judge.sqlite3"),
+        problems_dir=PROBLEMS,
+        secret_key="e2e-" + os.urandom(16).hex(),
+        judge_seed=JUDGE_SEED,
+        workers=1,
+        judge_backend="sandbox",
+    )
+    app = create_app(config)
+    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
+    thread = threading.Thread(target=server.run, name="waitress-speed", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+        app.extensions[EXTENSION].close()
+
+
+def board_row(page: Any, username: str) -> list[str]:
+    """The learner's row of the page's speed board, cell by cell, once scrolled to."""
+    row = page.locator(f"#speed-board tbody tr[data-user='{username}']")
+    assert row.count() == 1, page.inner_text("#speed-board")
+    row.scroll_into_view_if_needed()
+    assert row.is_visible()
+    return [cell.strip() for cell in row.locator("td").all_inner_texts()]
+
+
+def test_a_submitted_reference_reaches_the_speed_board_with_its_stored_score(
+    browser: Any, sandbox_server: str
+) -> None:
+    context = browser.new_context(
+        base_url=sandbox_server, locale="en-US", viewport={"width": 1440, "height": 900}
+    )
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        username = register(page, prefix="speed")
+        open_problem(page, SLUG)
+        # Before any run the board is there, and empty.
+        assert page.locator("#speed-board").count() == 1
+        assert page.locator("#speed-board tbody tr[data-user]").count() == 0
+
+        replace_code(page, reference_source(SLUG))
+        started = time.monotonic()
+        page.click(SUBMIT)
+        live = page.wait_for_selector(
+            ".live .submission[data-verdict]:not([data-verdict=''])", timeout=VERDICT_TIMEOUT_MS
+        )
+        judged_s = time.monotonic() - started
+        shoot(page, "30-speed-submitted")
+        assert live.get_attribute("data-verdict") == "AC", live.inner_text()
+        sid = int(live.get_attribute("data-submission") or 0)
+        print(f"decode-throughput reference judged in the sandbox in {judged_s:.1f} s")
+
+        view = page.request.get(f"/api/submissions/{sid}").json()
+        assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
+        speed = view["speed"]
+        assert speed["unit"] == "tokens/s"
+        assert speed["repetitions"] == 7 and len(speed["samples"]) == 7
+        assert 0 < speed["q1"] <= speed["value"] <= speed["q3"]
+        # The page formats a score and its quartiles with one decimal ('%.1f').
+        score = f"{speed['value']:.1f} tokens/s"
+        spread = f"{speed['q1']:.1f} – {speed['q3']:.1f}"
+        iqr = f"{speed['q3'] - speed['q1']:.1f}"
+        hardware = hardware_text(speed["hardware"])
+        assert hardware and "1 thread" in hardware and "torch " in hardware, hardware
+        expected = ["1", username, score, spread, iqr, hardware]
+
+        # The problem page's board (in the statement pane), rendered after the verdict.
+        open_problem(page, SLUG)
+        assert board_row(page, username) == expected
+        shoot(page, "31-speed-problem-page")
+
+        page.goto(f"/leaderboard/{SLUG}")
+        assert board_row(page, username) == expected
+        assert "rank = 1 + the number of entries" in page.inner_text("#speed-rank-rule")
+        shoot(page, "32-speed-board")
+
+        (entry,) = page.request.get(f"/api/leaderboard/{SLUG}").json()["speed"]
+        assert (entry["user"], entry["submission"], entry["rank"]) == (username, sid, 1)
+        assert entry["value"] == speed["value"]  # stored as the report's number, not rounded
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
