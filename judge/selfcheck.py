@@ -33,7 +33,10 @@ from judge.wrong_solution import FirstFailure, WrongSolution
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from judge.budget import ResultBudget
+    from judge.cases import Case
     from judge.interfaces import Launcher
+    from judge.limits import CpuAllowance
 
 EXTRA_SEEDS = (1, 2)
 
@@ -81,15 +84,72 @@ def check_problem(problem: ProblemSpec, launcher: Launcher | None = None) -> Pro
     return result
 
 
+@dataclass(slots=True)
+class _SeedInputs:
+    """What the trusted side brings to every run on one seed (None: let the run compute it)."""
+
+    cases: list[Case] | None = None
+    expected: dict[str, object] | None = None
+    budget: ResultBudget | None = None
+    cpu: dict[str, CpuAllowance] | None = None
+
+
+class _Trusted:
+    """The trusted side of every run of one check: the cases, their expected answers and the
+    calibrated cases' CPU allowances are computed once per seed and shared by every
+    solution judged on it (a torch problem's reference costs as much as a submission)."""
+
+    def __init__(self, problem: ProblemSpec, launcher: Launcher | None) -> None:
+        self.problem, self.launcher = problem, launcher
+        self._memo: dict[int, _SeedInputs] = {}
+
+    def judge(self, source: str, seed: int = PUBLIC_SEED) -> Report:
+        got = self._inputs(seed)
+        return judge_source(
+            self.problem, source, seed=seed, launcher=self.launcher,
+            cases=got.cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
+        )  # fmt: skip
+
+    def _inputs(self, seed: int) -> _SeedInputs:
+        if seed not in self._memo:
+            try:
+                self._memo[seed] = self._compute(seed)
+            except Exception:  # noqa: BLE001 - judge_source computes them again and says IE
+                self._memo[seed] = _SeedInputs()
+        return self._memo[seed]
+
+    def _compute(self, seed: int) -> _SeedInputs:
+        from judge.budget import budget_for
+        from judge.calibration import calibrate
+        from judge.judging import load_message
+        from judge.launch import LocalLauncher
+        from judge.workdir import WorkDir
+
+        problem = self.problem
+        cases = build_cases(problem, seed)
+        expected = expected_observations(problem, cases)
+        got = _SeedInputs(cases, expected, budget_for(expected))
+        if problem.cpu_rule is not None:
+            load = load_message(problem, problem.reference_source())
+            if self.launcher is not None:
+                got.cpu = calibrate(problem, cases, self.launcher, problem.limits, load)
+            else:
+                with WorkDir() as workdir:
+                    local = LocalLauncher(workdir.path)
+                    got.cpu = calibrate(problem, cases, local, problem.limits, load)
+        return got
+
+
 def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | None) -> None:
     if problem.quiz is not None:
         _quiz_checks(problem, problem.quiz, checks)
         return
+    trusted = _Trusted(problem, launcher)
     for seed in (PUBLIC_SEED, *EXTRA_SEEDS):
-        report = judge_source(problem, problem.reference_source(), seed=seed, launcher=launcher)
+        report = trusted.judge(problem.reference_source(), seed)
         detail = f"{report.passed}/{len(report.cases)} cases" + _why(report)
         checks.append(Check(f"reference AC (seed {seed})", report.verdict is Verdict.AC, detail))
-    starter = judge_source(problem, problem.starter_source(), launcher=launcher)
+    starter = trusted.judge(problem.starter_source())
     checks.append(
         Check(
             "starter not AC",
@@ -109,7 +169,7 @@ def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | 
     reference = problem.reference_source()
     for solution in wrong:
         source = solution.path.read_text(encoding="utf-8")
-        checks.append(_fails_where_declared(problem, solution, source, launcher))
+        checks.append(_fails_where_declared(problem, solution, trusted.judge(source)))
         checks.append(_diff_within_declared(solution, reference, source))
     checks.append(_determinism(problem))
 
@@ -143,15 +203,12 @@ def _quiz_checks(problem: ProblemSpec, quiz: Quiz, checks: list[Check]) -> None:
         )
     for solution in wrong:
         source = solution.path.read_text(encoding="utf-8")
-        checks.append(_fails_where_declared(problem, solution, source, None))
+        checks.append(_fails_where_declared(problem, solution, judge_source(problem, source)))
 
 
-def _fails_where_declared(
-    problem: ProblemSpec, solution: WrongSolution, source: str, launcher: Launcher | None
-) -> Check:
+def _fails_where_declared(problem: ProblemSpec, solution: WrongSolution, report: Report) -> Check:
     """The run's verdict, first failing case and step are the ones the header declares."""
     declared = solution.first_failure
-    report = judge_source(problem, source, launcher=launcher)
     got = first_failure(report)
     ok = report.verdict is declared.verdict and got is not None and declared.admits(got)
     actual = Verdict.AC.value if got is None else str(got)

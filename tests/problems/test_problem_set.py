@@ -12,12 +12,27 @@ from judge.spec import ProblemSpec
 PROBLEMS = ProblemSet()
 
 
-@pytest.mark.parametrize("problem", problem_params(PROBLEMS.all()))
+@pytest.mark.parametrize(
+    "problem", [p for p in PROBLEMS.all() if p.tier == "browser"], ids=lambda p: p.slug
+)
 def test_judge_check_passes(problem: ProblemSpec) -> None:
-    """Torch-tier problems skip, saying so, where torch is not installed."""
+    """Torch-tier problems get the whole check in the sandbox (tests/runner/
+    test_problems_in_sandbox.py), where the models are loaded once per worker; here, their
+    reference judged by a local child, as `judge run` does on a learner's machine."""
     result = check_problem(problem)
     failing = [f"{c.name}: {c.detail}" for c in result.checks if not c.ok]
     assert not failing, "\n".join(failing)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("problem", problem_params(p for p in PROBLEMS.all() if p.tier == "torch"))
+def test_a_torch_problems_reference_is_accepted_by_the_local_judge(problem: ProblemSpec) -> None:
+    """Torch-tier problems skip, saying so, where torch is not installed."""
+    from judge.judging import judge_source
+    from judge.verdict import Verdict
+
+    report = judge_source(problem, problem.reference_source())
+    assert report.verdict is Verdict.AC, [(c.name, c.message) for c in report.cases]
 
 
 @pytest.mark.parametrize("slug", PROBLEMS.slugs())
