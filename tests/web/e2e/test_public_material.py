@@ -76,12 +76,13 @@ def _get_routes(app: Any) -> list[Any]:
     return [rule for rule in app.url_map.iter_rules() if "GET" in rule.methods]
 
 
-def _paths(app: Any, submission_id: int, dist: Path) -> list[str]:
+def _paths(app: Any, submission_id: int, run_id: str, dist: Path) -> list[str]:
     """A concrete path for every GET route, each parameter filled with real values."""
     slugs = [p.name for p in problem_dirs(PROBLEMS)]
     values: dict[str, list[str]] = {
         "slug": slugs,
         "submission_id": [str(submission_id)],
+        "run_id": [run_id],
         "code": ["en", "zh"],
         "filename": [
             str(p.relative_to(dist.parent))
@@ -126,6 +127,20 @@ def _judged_submission(client: Any, token: str) -> int:
     return int(created.get_json()["id"])
 
 
+def _server_run(client: Any, token: str) -> str:
+    """A finished server Run of a torch-tier problem's starter (public cases only)."""
+    auth = {"Authorization": f"Bearer {token}"}
+    code = (PROBLEMS / "attention-decode" / "starter.py").read_text("utf-8")
+    started = client.post("/api/problems/attention-decode/run", json={"code": code}, headers=auth)
+    assert started.status_code == 202, started.get_json()
+    url = started.get_json()["url"]
+    deadline = time.monotonic() + 120
+    while client.get(url, headers=auth).get_json()["status"] != "done":
+        assert time.monotonic() < deadline, "the run never finished"
+        time.sleep(0.2)
+    return str(started.get_json()["id"])
+
+
 def test_no_route_shows_a_reference_a_wrong_solution_or_the_seed(
     live_server: Any, dist: Path
 ) -> None:
@@ -135,9 +150,10 @@ def test_no_route_shows_a_reference_a_wrong_solution_or_the_seed(
     assert client.post("/api/register", json=account).status_code in (200, 201)
     token = client.post("/api/token", json=account).get_json()["token"]
     submission_id = _judged_submission(client, token)
+    run_id = _server_run(client, token)
     secrets = all_secret_lines(PROBLEMS)
     found = []
-    for path in _paths(app, submission_id, dist):
+    for path in _paths(app, submission_id, run_id, dist):
         for headers in ({}, {"Authorization": f"Bearer {token}"}):
             with client.get(path, headers=headers) as response:  # closes static files
                 json_body = response.mimetype == "application/json"
