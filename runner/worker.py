@@ -73,6 +73,9 @@ def _preload(modules: list[str]) -> list[str]:
     for name in modules:
         __import__(name)
     loaded = list(modules)
+    # Before any torch op runs here: a pool of OpenMP threads started in the worker is not
+    # inherited by its forks, and a job that then asked for two threads hung in libgomp.
+    _single_thread_torch()
     zoo = sys.modules.get("mini_llm.zoo")
     if zoo is not None:
         # The problems' checkpoints, read once here: every job forked from this worker finds
