@@ -90,7 +90,7 @@ class SpeedResult:
             "median": round(self.median, 6),
             "q1": round(self.q1, 6),
             "q3": round(self.q3, 6),
-            "iqr": round(self.iqr, 6),
+            "iqr": round(round(self.q3, 6) - round(self.q1, 6), 6),  # as read back
             "repetitions": self.repetitions,
             "samples": [round(s, 6) for s in self.samples],
             "hardware": dict(self.hardware),

@@ -70,6 +70,9 @@ def _preload(modules: list[str]) -> list[str]:
     """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
     import judge.child  # noqa: F401  (the loop every job runs)
 
+    # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
+    # a job gets the environment bubblewrap gave the worker, nothing preloading added.
+    environment = dict(os.environ)
     for name in modules:
         __import__(name)
     loaded = list(modules)
@@ -81,6 +84,8 @@ def _preload(modules: list[str]) -> list[str]:
         # The problems' checkpoints, read once here: every job forked from this worker finds
         # them in memory (copy-on-write), so no job pays for loading them.
         loaded += [f"model:{name}" for name in zoo.warm()]
+    os.environ.clear()
+    os.environ.update(environment)
     torch = sys.modules.get("torch")
     # A CUDA context does not survive fork: if an import initialised it, every job would break.
     if torch is not None and torch.cuda.is_initialized():

@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 TORCH_TIER = [p.slug for p in ProblemSet().all() if p.tier == "torch"]
 # The tests that judge every problem: `judge check`, and judging in the sandbox.
 EVERY_PROBLEM = (
-    "tests/problems/test_problem_set.py::test_judge_check_passes",
-    "tests/runner/test_problems_in_sandbox.py",
+    "tests/problems/test_problem_set.py::test_a_torch_problems_reference_is_accepted_by_the_local_judge",
+    "tests/runner/test_problems_in_sandbox.py::test_judge_check_passes_in_the_sandbox_for_every_torch_problem",
 )
 
 BLOCKED_PYTEST = """

@@ -25,8 +25,9 @@ from judge.spec import ProblemSpec
 from web import judging
 from web.errors import NotFound, RateLimited
 from web.i18n import say
+from web.status import RunStatus
 
-RUNNING, DONE = "running", "done"
+RUNNING, DONE = RunStatus.RUNNING, RunStatus.DONE
 # What a refused run is told to wait: a torch run takes seconds to tens of seconds.
 BUSY_RETRY_S = 5
 
@@ -37,7 +38,7 @@ class PublicRun:
     user_id: int
     problem: str
     started: float
-    status: str = RUNNING
+    status: RunStatus = RUNNING
     report: dict[str, Any] | None = None  # the learner's view, once done
     finished: float | None = None
 

@@ -12,3 +12,11 @@ class SubmissionStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
+
+
+class RunStatus(StrEnum):
+    """A public run (Run on the server, never stored): never queued, it starts when a slot
+    is free or is refused, so it is running, then done."""
+
+    RUNNING = "running"
+    DONE = "done"
