@@ -12,8 +12,17 @@ import os
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system time of `pid` (all its threads) and of the children it has reaped."""
+class ProcStat:
+    """The fields of /proc/<pid>/stat the CPU count needs."""
+
+    __slots__ = ("cpu_s", "ppid", "session", "state")
+
+    def __init__(self, state: str, ppid: int, session: int, cpu_s: float) -> None:
+        self.state, self.ppid, self.session, self.cpu_s = state, ppid, session, cpu_s
+
+
+def read_stat(pid: int | str) -> ProcStat | None:
+    """None once the process is gone (or where there is no /proc)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
@@ -21,11 +30,40 @@ def process_cpu_seconds(pid: int) -> float | None:
         return None
     # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
     fields = stat[stat.rfind(b")") + 2 :].split()
-    try:  # fields 14-17 of proc(5): utime stime cutime cstime; [0] here is field 3
+    try:  # [0] here is field 3 of proc(5): state, ppid, pgrp, session, ... utime (14) ...
+        # utime, stime, and cutime, cstime: the children it has reaped.
         ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
+        return ProcStat(fields[0].decode(), int(fields[1]), int(fields[3]), ticks / _TICKS)
     except (IndexError, ValueError):
         return None
-    return ticks / _TICKS
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system time of `pid` (all its threads) and of the children it has reaped."""
+    stat = read_stat(pid)
+    return stat.cpu_s if stat is not None else None
+
+
+def session_cpu_seconds(session: int) -> float | None:
+    """CPU time of every process in a session, zombies included (they keep their counts
+    until reaped; a reaped one's count is in its reaper's). A child started in a session of
+    its own is counted even when its helpers are never waited for; one that starts yet
+    another session escapes this count (the sandbox's cgroup or pid namespace does not)."""
+    if read_stat(session) is None:
+        return None
+    total = 0.0
+    for entry in _pids():
+        stat = read_stat(entry)
+        if stat is not None and stat.session == session:
+            total += stat.cpu_s
+    return total
+
+
+def _pids() -> list[str]:
+    try:
+        return [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
 
 
 def cgroup_cpu_seconds(cpu_stat: str) -> float | None:

@@ -104,9 +104,10 @@ class LocalProcess:
         return ExitInfo(code, None)
 
     def cpu_seconds(self) -> float | None:
-        from judge.cpu_clock import process_cpu_seconds
+        """The child's whole session (it was started in its own): its helpers count too."""
+        from judge.cpu_clock import session_cpu_seconds
 
-        return process_cpu_seconds(self._proc.pid)
+        return session_cpu_seconds(self._proc.pid)
 
     def close_requests(self) -> None:
         if self.request_fd >= 0:

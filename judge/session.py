@@ -150,13 +150,14 @@ class Session:
         if self.budget is not None:
             self.reader.limits = self.budget.for_case(case.name)
         allowance = self.cpu.get(case.name)
-        cpu0 = self.handle.cpu_seconds()
+        # Counted on calibrated cases only: reading the count can mean a walk over /proc.
+        cpu0 = self.handle.cpu_seconds() if case.calibrated else None
         cpu_end = cpu0 + allowance.seconds if allowance is not None and cpu0 is not None else None
         t0 = time.monotonic()
         deadline = min(t0 + self.limits.time_per_case_s, budget_end)
         got = self._exchange(encode_frame(case.to_request()), deadline, cpu_end)
         elapsed = (time.monotonic() - t0) * 1000
-        cpu1 = self.handle.cpu_seconds()
+        cpu1 = self.handle.cpu_seconds() if cpu0 is not None else None
         used = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
         if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
             # Polled while it ran, or measured once the answer arrived: over either way.

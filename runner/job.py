@@ -21,7 +21,6 @@ import socket
 import struct
 from typing import Any
 
-from judge.cpu_clock import process_cpu_seconds
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from runner.cgroups import CgroupSupport, JobCgroup
@@ -133,12 +132,13 @@ class SandboxJob:
         self.request_fd = -1
 
     def cpu_seconds(self) -> float | None:
-        """The job's CPU time: its cgroup's count (every process it ran), else its pid 1's."""
+        """The job's CPU time: its cgroup's count (every process it ever ran), else the sum
+        over its pid namespace (which no process of the job can leave)."""
         if self.cgroup is not None:
             used = self.cgroup.cpu_seconds()
             if used is not None:
                 return used
-        return process_cpu_seconds(self.host_pid) if self.host_pid > 0 else None
+        return self.pid_ns.cpu_seconds() if self.pid_ns is not None else None
 
     def kill(self) -> None:
         """SIGKILL the job's pid 1 (the kernel then kills its whole pid namespace)."""

@@ -36,6 +36,26 @@ class PidNamespace:
                 found.append(int(entry))
         return found
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time of every process in the namespace, and of zombies whose parent is one
+        (a zombie's namespace link is gone, but it keeps its counts until reaped, and a
+        reaped one's count is in its reaper's). None once nothing is left."""
+        from judge.cpu_clock import read_stat
+
+        members = set(self.members())
+        if not members:
+            return None
+        total = 0.0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            stat = read_stat(entry)
+            if stat is None:
+                continue
+            if int(entry) in members or (stat.state == "Z" and stat.ppid in members):
+                total += stat.cpu_s
+        return total
+
     def wait_empty(self, timeout: float) -> bool:
         """SIGKILL whatever is left and wait until nothing is; False if it outlasted timeout."""
         deadline = time.monotonic() + timeout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.judging import internal_error
+from judge.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import judging, standings
 from web.db import changed, transaction, utcnow
@@ -42,7 +44,7 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
     if claimed is None:
         return  # judged or claimed elsewhere already
     slug, code, attempt = claimed
-    run = _judge(ctx, slug, code)
+    run = _judge(ctx, slug, code, submission_id, attempt)
     if run.verdict is Verdict.IE and attempt < ctx.max_attempts:
         # The judge failed, not the submission: put it back rather than store a verdict.
         log.warning("submission %s: internal error on try %s; retrying", submission_id, attempt)
@@ -72,16 +74,33 @@ def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
         return row[0], row[1], row[2]
 
 
-def _judge(ctx: JobContext, slug: str, code: str) -> judging.JudgedRun:
+def _judge(
+    ctx: JobContext, slug: str, code: str, submission_id: int, attempt: int
+) -> judging.JudgedRun:
     try:
         problem = ctx.problems.get(slug)
-        return judging.judge(ctx.judge, problem, code, seed=ctx.judge_seed)
+        seed = judge_seed_for(ctx.judge_seed, problem, submission_id, attempt)
+        return judging.judge(ctx.judge, problem, code, seed=seed)
     except judging.UnknownProblem:
         detail = f"problem {slug!r} is no longer on the server"
     except Exception as exc:
         log.exception("judging %s failed", slug)
         detail = f"the judge failed: {type(exc).__name__}"
     return judging.judged_run(0, internal_error(slug, ctx.judge_seed, detail))
+
+
+def judge_seed_for(secret: int, problem: ProblemSpec, submission_id: int, attempt: int) -> int:
+    """The server's secret seed, and for a speed problem a fresh one per judged attempt.
+
+    A hidden case's verdict and time are shown, so over many submissions they could spell
+    out fixed hidden inputs; on most problems that only lets someone hard-code answers
+    they could have computed. A speed problem's score would be forged with them (a table of
+    answers is faster than any decoding), so each attempt gets inputs of its own, derived
+    from the secret: what one submission learns never recurs."""
+    if problem.speed is None:
+        return secret
+    digest = hashlib.blake2b(f"{secret}/{submission_id}/{attempt}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") >> 1
 
 
 def _store(ctx: JobContext, submission_id: int, outcome: judging.JudgedRun) -> None:
