@@ -1,4 +1,4 @@
-"""Cases for decode-throughput: two checks, a warm-up, then seven timed repetitions.
+"""Cases for decode-throughput: two checks, a warm-up, then nine timed repetitions.
 
 Every repetition is a fresh batch of prompts drawn from the seed (secret on the server),
 checked token for token like any case; the judge times each one from its own side (the
@@ -14,12 +14,19 @@ from mini_llm import zoo
 MODEL = "qwen3-gqa-wide"
 BATCH = 8
 NEW_TOKENS = 32
-REPETITIONS = 7
+REPETITIONS = 9
 WEIGHTS = 24_125_440  # parameters of qwen3-gqa-wide (mini_llm.zoo)
 
 
-def _prompts(rng, batch, vocab=2048):
-    return [[rng.randrange(vocab) for _ in range(rng.randint(8, 24))] for _ in range(batch)]
+# Every repetition's batch has these prompt lengths, in a fresh order with fresh tokens: the
+# same work each time, so the spread of the rates is the machine's, not the inputs'.
+LENGTHS = (8, 10, 12, 14, 18, 20, 22, 24)
+
+
+def _prompts(rng, vocab=2048):
+    lengths = list(LENGTHS)
+    rng.shuffle(lengths)
+    return [[rng.randrange(vocab) for _ in range(n)] for n in lengths]
 
 
 def _case(name, prompts, new_tokens, timed=False):
@@ -37,9 +44,9 @@ def public_cases():
 
 
 def generated_cases(rng):
-    cases = [_case("warm-up", _prompts(rng, BATCH), NEW_TOKENS)]  # not timed
+    cases = [_case("warm-up", _prompts(rng), NEW_TOKENS)]  # not timed
     for i in range(REPETITIONS):
-        cases.append(_case(f"timed-{i}", _prompts(rng, BATCH), NEW_TOKENS, timed=True))
+        cases.append(_case(f"timed-{i}", _prompts(rng), NEW_TOKENS, timed=True))
     return cases
 
 
