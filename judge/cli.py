@@ -5,7 +5,11 @@ The core names nothing above it: the `judge` entry point passes in the launcher 
 `main(argv, sandbox=..., commands=...)`. Alone (`python -m judge.cli`) it has neither.
 
 Exit codes: 0 accepted / all good, 1 a verdict other than AC or a failed check,
-2 bad usage, bad input or an invalid problem.
+2 bad usage, bad input or an invalid problem, 130 interrupted, 141 the reader of stdout
+left early (`judge list | head -1`), as a shell reports a command that SIGPIPE ended.
+
+Hints name commands as the user started this one (`judge`, `python judge.py`,
+`python practice/judge.py`), so each can be typed as printed: see `Invocation`.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +34,73 @@ if TYPE_CHECKING:
     from judge.interfaces import Launcher
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+# 128 + SIGPIPE, what a shell reports for `yes | head -1`'s yes: the reader that left is
+# the reason, not a failure of ours, and `set -o pipefail` tells the two apart.
+EXIT_READER_LEFT = 141
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """How this program was started, so that a hint names a command that works as printed."""
+
+    command: str  # `judge`, `python judge.py`, `python practice/judge.py`, `python -m judge.cli`
+    python: str | None = None  # the interpreter as typed before a script or -m; None: `judge`
+    checkout: str | None = None  # the folder of the script that ran, from the current one
+
+    @classmethod
+    def of_this_process(cls) -> Invocation:
+        """From sys.orig_argv and sys.argv[0], as typed, and the current folder."""
+        return cls.parse(getattr(sys, "orig_argv", []), sys.argv, os.getcwd())
+
+    @classmethod
+    def parse(cls, orig_argv: Sequence[str], argv: Sequence[str], cwd: str) -> Invocation:
+        """orig_argv is the interpreter's whole command line, argv the script's: what comes
+        before argv's arguments is the interpreter, its options and the script or `-m mod`."""
+        if not argv or argv[0] in ("", "-c") or len(orig_argv) < len(argv):
+            return cls("judge")  # embedded, `-c` or unknown: the installed command's name
+        typed = [_on_path(orig_argv[0]), *orig_argv[1 : len(orig_argv) - len(argv) + 1]]
+        if len(typed) >= 3 and typed[-2] == "-m":
+            return cls(shlex.join(typed), shlex.join(typed[:-2]))
+        script = _from(cwd, argv[0])
+        if script.endswith(".py") and len(typed) >= 2:
+            python = shlex.join(typed[:-1])
+            checkout = os.path.dirname(script) or "."
+            return cls(f"{python} {shlex.quote(script)}", python, checkout)
+        # The installed command, run by its #! line: by name where PATH finds this one.
+        name = _on_path(argv[0])
+        if name != argv[0]:
+            return cls(name)
+        return cls(shlex.quote(script if os.sep in script else f".{os.sep}{script}"))
+
+    def pip(self) -> str:
+        """The pip of the interpreter that runs this program."""
+        return f"{self.python} -m pip" if self.python is not None else "pip"
+
+    def make(self) -> str:
+        """make in the checkout (where the Makefile is)."""
+        if self.checkout in (None, "."):
+            return "make"
+        return f"make -C {shlex.quote(str(self.checkout))}"
+
+
+def _on_path(program: str) -> str:
+    """A program's name where PATH finds it at this very path, else the program as given
+    (the same path, not the same file: a venv's python is a link to one outside it)."""
+    import shutil
+
+    name = os.path.basename(program)
+    found = shutil.which(name) if os.sep in program else None
+    same = found is not None and os.path.abspath(found) == os.path.abspath(program)
+    return name if same else program
+
+
+def _from(cwd: str, path: str) -> str:
+    """A path as typed; an absolute one inside the current folder, relative to it."""
+    if not os.path.isabs(path):
+        return os.path.normpath(path)
+    relative = os.path.relpath(path, cwd)
+    return path if relative.startswith(os.pardir) else relative
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +120,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(
-    sandbox: Callable[[], Launcher] | None = None, commands: Mapping[str, Command] | None = None
+    sandbox: Callable[[], Launcher] | None = None,
+    commands: Mapping[str, Command] | None = None,
+    invocation: Invocation = Invocation("judge"),
 ) -> argparse.ArgumentParser:
     """The core's commands; `run --sandbox` only with a sandbox, and each added command."""
     parser = _Parser(
-        prog="judge", description="Judge the LLM-inference handbook's exercises locally."
+        prog=invocation.command,
+        description="Judge the LLM-inference handbook's exercises locally.",
     )
+    parser.set_defaults(invocation=invocation)
     parser.add_argument(
         "--problems",
         type=Path,
@@ -107,25 +183,64 @@ def main(
     *,
     sandbox: Callable[[], Launcher] | None = None,
     commands: Mapping[str, Command] | None = None,
+    invocation: Invocation | None = None,
 ) -> int:
     """Run one command; `sandbox` makes the launcher of `run --sandbox`, `commands` are
-    the commands added from above the core."""
+    the commands added from above the core. Hints name commands as `invocation`: by
+    default this process's own when argv is None, else `judge`."""
+    if invocation is None:
+        invocation = Invocation.of_this_process() if argv is None else Invocation("judge")
     argv = list(sys.argv[1:] if argv is None else argv)
-    added = dict(commands or {})
     try:
-        problems, rest = _leading_problems(argv)
+        try:
+            return _run(argv, sandbox, dict(commands or {}), invocation)
+        finally:
+            sys.stdout.flush()  # now, not at shutdown, so that a reader who left is seen here
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_READER_LEFT
+
+
+def _run(
+    argv: list[str],
+    sandbox: Callable[[], Launcher] | None,
+    added: dict[str, Command],
+    invocation: Invocation,
+) -> int:
+    problems, rest = _leading_problems(argv)
+    try:
         if rest and rest[0] in added:  # it parses its own options, argparse never sees them
             if problems is not None:
                 os.environ["JUDGE_PROBLEMS"] = problems
             return added[rest[0]].main(rest[1:])
-        args = build_parser(sandbox, added).parse_args(argv)
+        args = build_parser(sandbox, added, invocation).parse_args(argv)
         return COMMANDS[args.command](args)
     except JudgeError as exc:
-        print(f"judge: {exc}", file=sys.stderr)
+        # Messages name commands as `judge ...`; only here is it known how they are typed.
+        message = str(exc).replace("`judge ", f"`{invocation.command} ")
+        print(f"judge: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("judge: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for the reader who left goes
+    nowhere at shutdown instead of raising BrokenPipeError there ("Exception ignored")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (captured output): nothing to flush
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _command(invocation: Invocation, problems: object, rest: str) -> str:
+    """A command line to print: the program as started, its --problems, then `rest`."""
+    folder = f" --problems {shlex.quote(str(problems))}" if problems is not None else ""
+    return f"{invocation.command}{folder} {rest}"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -180,11 +295,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     if target.exists() and not args.force:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
     target.write_text(problem.starter_source(), encoding="utf-8")
+    slug = shlex.quote(problem.slug)
+    run = _command(args.invocation, args.problems, f"run {slug} {shlex.quote(str(target))}")
     if problem.quiz is not None:
-        print(f"wrote {target}: replace each null with your answer (`judge show {problem.slug}`")
-        print(f"lists the questions); judge it with: judge run {problem.slug} {target}")
+        show = _command(args.invocation, args.problems, f"show {slug}")
+        print(f"wrote {target}: replace each null with your answer (`{show}`")
+        print(f"lists the questions); judge it with: {run}")
         return EXIT_OK
-    print(f"wrote {target}; judge it with: judge run {problem.slug} {target}")
+    print(f"wrote {target}; judge it with: {run}")
     return EXIT_OK
 
 
@@ -193,7 +311,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.render import print_report
 
     problem = ProblemSet(args.problems).get(args.slug)
-    _require_torch(problem)
+    _require_torch(problem, args.invocation)
     source = read_source(args.file)
     quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
     launcher = args.make_sandbox() if args.sandbox and not quiz else None
@@ -217,10 +335,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     problems = ProblemSet(args.problems)
     specs = [problems.get(s) for s in args.slugs] if args.slugs else problems.all()
     for spec in specs if args.slugs else ():
-        _require_torch(spec)  # named on purpose: say what is missing
+        _require_torch(spec, args.invocation)  # named on purpose: say what is missing
     if not args.slugs and not torch_installed():  # the whole set: check what can be checked
         for spec in (s for s in specs if s.tier == "torch"):
-            print(f"{spec.slug}: skipped, {TORCH_NEEDED}", file=sys.stderr)
+            print(f"{spec.slug}: skipped, {torch_needed(args.invocation)}", file=sys.stderr)
         specs = [s for s in specs if s.tier != "torch"]
     code_problems = any(s.quiz is None for s in specs)
     launcher = args.make_sandbox() if args.sandbox and code_problems else None
@@ -237,10 +355,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
 
 
-TORCH_NEEDED = (
-    "this problem needs PyTorch, which is not installed here; "
-    "install it with: pip install torch==2.13.0 (or `make setup`)"
-)
+def torch_needed(invocation: Invocation) -> str:
+    """Why a torch-tier problem cannot run here, and the commands that fix it."""
+    return (
+        "this problem needs PyTorch, which is not installed here; install it with: "
+        f"{invocation.pip()} install torch==2.13.0 (or `{invocation.make()} setup`)"
+    )
 
 
 def torch_installed() -> bool:
@@ -254,9 +374,9 @@ def torch_installed() -> bool:
         return False
 
 
-def _require_torch(problem: ProblemSpec) -> None:
+def _require_torch(problem: ProblemSpec, invocation: Invocation) -> None:
     if problem.tier == "torch" and not torch_installed():
-        raise UsageError(f"{problem.slug}: {TORCH_NEEDED}")
+        raise UsageError(f"{problem.slug}: {torch_needed(invocation)}")
 
 
 def _leading_problems(argv: list[str]) -> tuple[str | None, list[str]]:

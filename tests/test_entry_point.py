@@ -4,6 +4,9 @@ submit, runner and `run --sandbox` from the packages above it."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +102,122 @@ def test_a_command_whose_package_is_absent_is_one_line_and_exit_2(
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("judge: ") and message in err
+
+
+def _installed_judge() -> Path:
+    script = Path(sys.executable).parent / "judge"
+    if not script.exists():
+        pytest.skip("the package is not installed in this interpreter (make test installs it)")
+    return script
+
+
+def _entry(kind: str) -> list[str]:
+    """The installed `judge` command or `python judge.py` from the checkout."""
+    if kind == "installed":
+        return [str(_installed_judge())]
+    return [sys.executable, str(REPO / "judge.py")]
+
+
+def _quiet_after_the_reader_left(proc: subprocess.Popen[bytes]) -> int:
+    assert proc.stderr is not None
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    code = proc.wait(timeout=120)
+    assert "BrokenPipeError" not in err and "Traceback" not in err and "Exception" not in err, err
+    return code
+
+
+@pytest.mark.parametrize("kind", ["installed", "judge.py"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list"],
+        ["show", "kv-bytes-per-token"],
+        ["run", "kv-bytes-per-token", str(REPO / "problems/kv-bytes-per-token/reference.py")],
+        ["check", "kv-bytes-per-token"],
+    ],
+    ids=["list", "show", "run", "check"],
+)
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(kind: str, argv: list[str]) -> None:
+    """Regression: `judge list | head -1` printed a BrokenPipeError traceback. The pipe is
+    closed before the command writes (it is still starting), so every write meets it closed."""
+    proc = subprocess.Popen(
+        [*_entry(kind), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert _quiet_after_the_reader_left(proc) == 141  # 128 + SIGPIPE, as judge/cli.py says
+
+
+@pytest.mark.parametrize("kind", ["installed", "judge.py"])
+def test_a_reader_that_takes_one_line_and_leaves_ends_it_quietly(kind: str, tmp_path: Path) -> None:
+    """`judge show big | head -1`: the statement outgrows the pipe, so the command is still
+    writing when the reader leaves after the first line."""
+    problems = tmp_path / "problems"
+    shutil.copytree(REPO / "problems" / "kv-bytes-per-token", problems / "kv-bytes-per-token")
+    statement = problems / "kv-bytes-per-token" / "statement.en.md"
+    statement.write_text(statement.read_text() + "padding\n" * 100_000)  # 800 kB
+    proc = subprocess.Popen(
+        [*_entry(kind), "--problems", str(problems), "show", "kv-bytes-per-token"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LANG": "C.UTF-8"},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip()
+    proc.stdout.close()
+    assert _quiet_after_the_reader_left(proc) == 141
+
+
+@pytest.fixture
+def handbook_folder(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The handbook's layout: a checkout named practice/ and the reader in its parent folder,
+    with `python` on PATH (a link to this interpreter; the core needs only the stdlib)."""
+    (tmp_path / "practice").symlink_to(REPO, target_is_directory=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    (bin_dir / "judge").symlink_to(Path(sys.executable).parent / "judge")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("JUDGE_PROBLEMS", None)
+    return tmp_path, env
+
+
+def _typed(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        shlex.split(command), cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_python_practice_judge_py_works_from_the_parent_folder_as_the_handbook_says(
+    handbook_folder: tuple[Path, dict[str, str]],
+) -> None:
+    """The handbook: 也可以在本地用 python practice/judge.py 判题. init names the next command
+    in that form, and typed as printed, it judges the file."""
+    here, env = handbook_folder
+    listed = _typed("python practice/judge.py list", here, env)
+    assert listed.returncode == 0 and "kv-bytes-per-token" in listed.stdout, listed.stderr
+    init = _typed("python practice/judge.py init kv-bytes-per-token .", here, env)
+    assert init.returncode == 0, init.stderr
+    printed = init.stdout.strip().rpartition("judge it with: ")[2]
+    assert printed == "python practice/judge.py run kv-bytes-per-token kv_bytes_per_token.py"
+    reference = REPO / "problems" / "kv-bytes-per-token" / "reference.py"
+    (here / "kv_bytes_per_token.py").write_text(reference.read_text())
+    judged = _typed(printed, here, env)
+    assert judged.returncode == 0 and "AC  Accepted" in judged.stdout, judged.stderr
+    unknown = _typed("python practice/judge.py show kv-bytes", here, env)
+    assert "`python practice/judge.py list` shows them all" in unknown.stderr
+    assert _typed("python practice/judge.py list", here, env).returncode == 0
+
+
+def test_the_installed_command_names_itself_in_its_hints(
+    handbook_folder: tuple[Path, dict[str, str]],
+) -> None:
+    _installed_judge()
+    here, env = handbook_folder
+    init = _typed("judge init kv-bytes-per-token .", here, env)
+    assert init.returncode == 0, init.stderr
+    printed = init.stdout.strip().rpartition("judge it with: ")[2]
+    assert printed == "judge run kv-bytes-per-token kv_bytes_per_token.py"
+    judged = _typed(printed, here, env)
+    assert judged.returncode == 1 and "Accepted" not in judged.stdout  # the starter fails

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 from problem_factory import MakeProblem
 
-from judge.cli import Command, main
+from judge import cli
+from judge.cli import Command, Invocation, main
 from judge.launch import LocalLauncher
 
 
@@ -87,6 +89,130 @@ def test_init_writes_the_starter_and_refuses_to_overwrite(
     assert code == 2 and "already exists" in err and target.read_text() == "# my work\n"
     code, _, _ = run_cli(["--problems", str(root), "init", "add", str(tmp_path), "--force"], capsys)
     assert code == 0 and target.read_text().startswith("def add")
+
+
+@pytest.mark.parametrize(
+    ("orig_argv", "argv", "command", "pip", "make"),
+    [
+        (
+            ["python", "judge.py", "list"],
+            ["judge.py", "list"],
+            "python judge.py",
+            "python -m pip",
+            "make",
+        ),
+        (
+            ["python3", "practice/judge.py", "list"],
+            ["practice/judge.py", "list"],
+            "python3 practice/judge.py",
+            "python3 -m pip",
+            "make -C practice",
+        ),
+        (
+            ["python", "/home/me/practice/judge.py", "list"],
+            ["/home/me/practice/judge.py", "list"],
+            "python practice/judge.py",
+            "python -m pip",
+            "make -C practice",
+        ),
+        (
+            ["python", "-X", "dev", "./judge.py"],
+            ["./judge.py"],
+            "python -X dev judge.py",
+            "python -X dev -m pip",
+            "make",
+        ),
+        (
+            ["python", "-m", "judge.cli", "list"],
+            ["/home/me/judge/cli.py", "list"],
+            "python -m judge.cli",
+            "python -m pip",
+            "make",
+        ),
+        (
+            ["/usr/bin/python3", "/nowhere/bin/judge", "list"],
+            ["/nowhere/bin/judge", "list"],
+            "/nowhere/bin/judge",
+            "pip",
+            "make",
+        ),
+        (["python", "-c", "..."], ["-c"], "judge", "pip", "make"),
+    ],
+)
+def test_the_invocation_is_read_from_the_command_line_as_typed(
+    orig_argv: list[str], argv: list[str], command: str, pip: str, make: str
+) -> None:
+    invocation = Invocation.parse(orig_argv, argv, "/home/me")
+    assert (invocation.command, invocation.pip(), invocation.make()) == (command, pip, make)
+
+
+def test_the_installed_command_is_named_where_path_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "bin" / "judge"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    argv = [str(script), "list"]
+    assert Invocation.parse(["python3", *argv], argv, "/elsewhere").command == str(script)
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert Invocation.parse(["python3", *argv], argv, "/").command == "judge"
+
+
+def test_init_names_the_next_command_as_this_one_was_typed(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: it always said `judge run ...`, which a reader of the handbook who typed
+    `python practice/judge.py` does not have; and it left out the --problems folder."""
+    typed = Invocation("python practice/judge.py")
+    code = main(["--problems", str(root), "init", "add", str(tmp_path)], invocation=typed)
+    out = capsys.readouterr().out
+    expected = f"python practice/judge.py --problems {root} run add {tmp_path / 'add.py'}"
+    assert code == 0 and out.strip().endswith(f"judge it with: {expected}")
+
+
+def test_hints_in_errors_name_commands_as_this_one_was_typed(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typed = Invocation("python practice/judge.py")
+    code = main(["--problems", str(root), "show", "adx"], invocation=typed)
+    err = capsys.readouterr().err
+    assert code == 2 and "`python practice/judge.py list` shows them all" in err
+    assert main(["--problems", str(root), "lst"], invocation=typed) == 2
+    assert "(see `python practice/judge.py --help`)" in capsys.readouterr().err
+
+
+def test_needs_pytorch_names_the_pip_and_make_of_this_checkout(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "torch_installed", lambda: False)
+    typed = Invocation.parse(["python", "practice/judge.py"], ["practice/judge.py"], str(tmp_path))
+    (tmp_path / "x.py").write_text("")
+    code = main(["run", "attention-decode", str(tmp_path / "x.py")], invocation=typed)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "python -m pip install torch==2.13.0 (or `make -C practice setup`)" in err
+
+
+def test_a_reader_who_leaves_early_is_exit_141_without_a_traceback(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In process: stdout raises BrokenPipeError as a closed pipe does (tests/test_entry_point.py
+    closes real pipes)."""
+
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self) -> int:
+            raise io.UnsupportedOperation("fileno")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["--problems", str(root), "list"]) == cli.EXIT_READER_LEFT == 141
+    assert capsys.readouterr().err == ""
 
 
 def test_init_into_a_missing_folder_is_exit_2(

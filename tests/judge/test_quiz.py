@@ -439,7 +439,7 @@ def test_cli_init_writes_a_blank_sheet_and_run_judges_it(
     code, out, _ = cli(["--problems", root, "init", "quiz", str(tmp_path)], capsys)
     target = tmp_path / "quiz.json"
     assert code == 0 and json.loads(target.read_text()) == dict.fromkeys(RIGHT)
-    assert "judge run quiz" in out
+    assert f"judge --problems {root} run quiz {target}" in out  # typed as printed, it works
     assert cli(["--problems", root, "init", "quiz", str(tmp_path)], capsys)[0] == 2
     code, out, err = cli(["--problems", root, "run", "quiz", str(target)], capsys)
     assert code == 1 and "not answered" in out and "sandbox" not in err
