@@ -77,12 +77,17 @@ def serve(argv: list[str] | None = None) -> int:
     )
     print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: drain as Ctrl-C does
+    # Ctrl-C too, set here: a process started in the background of a non-interactive shell
+    # inherits SIGINT ignored, and Python then installs no handler of its own (a CI job's
+    # server hung on SIGINT that way).
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends us at once
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         server.close()
         app.extensions["judge_platform"].close()
     return 0

@@ -124,7 +124,12 @@ def test_serve_migrates_and_serves_with_waitress(tmp_path: Path, problems_root: 
             assert (tmp_path / "instance" / "judge.sqlite3").is_file()
         finally:
             process.send_signal(signal.SIGINT)
-            assert process.wait(timeout=10) == 0
+            try:
+                code = process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()  # else the with block's own wait() never returns
+                raise
+            assert code == 0
 
 
 def test_event_stream_over_waitress_delivers_the_verdict(app: Flask, server: str) -> None:
