@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from sandbox_host import needs_sandbox
-from web_helpers import make_config, make_user, state, submit, wait_judged
+from web_helpers import make_config, make_user, state, submit, timed_repetitions, wait_judged
 
 from web import create_app
 
@@ -56,7 +56,7 @@ def test_two_real_speed_runs_are_ranked_by_whether_their_ranges_overlap(
             view = client.get(f"/api/submissions/{ids[who]}", headers=account.auth).json
             assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
             speed = view["speed"]
-            assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 7)
+            assert (speed["unit"], speed["repetitions"]) == ("tokens/s", timed_repetitions())
             assert speed["q1"] <= speed["value"] <= speed["q3"]
             speeds[who] = speed
 

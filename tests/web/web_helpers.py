@@ -86,3 +86,11 @@ def page_login(client: FlaskClient, username: str) -> None:
         data={"username": username, "password": PASSWORD, "csrf_token": csrf_of(client)},
     )
     assert response.status_code == 303, response.data
+
+
+def timed_repetitions(slug: str = "decode-throughput") -> int:
+    """How many timed repetitions a speed problem's cases declare (a scored run has that many)."""
+    from judge.cases import PUBLIC_SEED, build_cases
+    from judge.problemset import ProblemSet
+
+    return sum(1 for c in build_cases(ProblemSet().get(slug), PUBLIC_SEED) if c.timed is not None)

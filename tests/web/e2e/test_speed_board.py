@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from web_helpers import timed_repetitions
 
 from web.judging import hardware_text
 
@@ -102,7 +103,8 @@ def test_a_submitted_reference_reaches_the_speed_board_with_its_stored_score(
         assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
         speed = view["speed"]
         assert speed["unit"] == "tokens/s"
-        assert speed["repetitions"] == 9 and len(speed["samples"]) == 9
+        reps = timed_repetitions()
+        assert speed["repetitions"] == reps and len(speed["samples"]) == reps
         assert 0 < speed["q1"] <= speed["value"] <= speed["q3"]
         # The page formats a score and its quartiles with one decimal ('%.1f').
         score = f"{speed['value']:.1f} tokens/s"
