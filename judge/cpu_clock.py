@@ -38,12 +38,6 @@ def read_stat(pid: int | str) -> ProcStat | None:
         return None
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system time of `pid` (all its threads) and of the children it has reaped."""
-    stat = read_stat(pid)
-    return stat.cpu_s if stat is not None else None
-
-
 def session_cpu_seconds(session: int) -> float | None:
     """CPU time of every process in a session, zombies included (they keep their counts
     until reaped; a reaped one's count is in its reaper's). A child started in a session of

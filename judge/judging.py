@@ -55,9 +55,9 @@ def judge_source(
     source = validate_source(source)
     if problem.kind is ProblemKind.QUIZ:
         return judge_quiz(problem, source, seed)
-    run = _Inputs(expected, budget, cpu)
+    run = TrustedInputs(cases, expected, budget, cpu)
     try:
-        cases = cases if cases is not None else build_cases(problem, seed)
+        cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
         result, graded = _run_child(problem, source, cases, launcher, limits, run, progress)
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
@@ -74,18 +74,20 @@ def judge_source(
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
 
 
-class _Inputs:
-    """What the trusted side brings to a run: cached, or computed once the run needs it."""
+class TrustedInputs:
+    """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
+    check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cpu", "expected")
+    __slots__ = ("budget", "cases", "cpu", "expected")
 
     def __init__(
         self,
-        expected: dict[str, object] | None,
-        budget: ResultBudget | None,
-        cpu: dict[str, CpuAllowance] | None,
+        cases: list[Case] | None = None,
+        expected: dict[str, object] | None = None,
+        budget: ResultBudget | None = None,
+        cpu: dict[str, CpuAllowance] | None = None,
     ) -> None:
-        self.expected, self.budget, self.cpu = expected, budget, cpu
+        self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
 
 
 def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
@@ -143,7 +145,7 @@ def _run_child(
     cases: list[Case],
     launcher: Launcher | None,
     limits: Limits,
-    run: _Inputs,
+    run: TrustedInputs,
     progress: Progress | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
     """Run the cases in a child; each is graded the moment its answer arrives."""
@@ -160,7 +162,7 @@ def _drive(
     cases: list[Case],
     launcher: Launcher,
     limits: Limits,
-    run: _Inputs,
+    run: TrustedInputs,
     progress: Progress | None,
 ) -> tuple[SessionResult, list[CaseResult]]:
     if run.cpu is None and problem.cpu_rule is not None:

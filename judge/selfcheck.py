@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import JudgeError
-from judge.judging import expected_observations, judge_source
+from judge.judging import TrustedInputs, expected_observations, judge_source
 from judge.questions import Quiz
 from judge.render import table
 from judge.report import Report
@@ -33,10 +33,7 @@ from judge.wrong_solution import FirstFailure, WrongSolution
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from judge.budget import ResultBudget
-    from judge.cases import Case
     from judge.interfaces import Launcher
-    from judge.limits import CpuAllowance
 
 EXTRA_SEEDS = (1, 2)
 
@@ -84,16 +81,6 @@ def check_problem(problem: ProblemSpec, launcher: Launcher | None = None) -> Pro
     return result
 
 
-@dataclass(slots=True)
-class _SeedInputs:
-    """What the trusted side brings to every run on one seed (None: let the run compute it)."""
-
-    cases: list[Case] | None = None
-    expected: dict[str, object] | None = None
-    budget: ResultBudget | None = None
-    cpu: dict[str, CpuAllowance] | None = None
-
-
 class _Trusted:
     """The trusted side of every run of one check: the cases, their expected answers and the
     calibrated cases' CPU allowances are computed once per seed and shared by every
@@ -101,7 +88,7 @@ class _Trusted:
 
     def __init__(self, problem: ProblemSpec, launcher: Launcher | None) -> None:
         self.problem, self.launcher = problem, launcher
-        self._memo: dict[int, _SeedInputs] = {}
+        self._memo: dict[int, TrustedInputs] = {}
 
     def judge(self, source: str, seed: int = PUBLIC_SEED) -> Report:
         got = self._inputs(seed)
@@ -110,15 +97,15 @@ class _Trusted:
             cases=got.cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
         )  # fmt: skip
 
-    def _inputs(self, seed: int) -> _SeedInputs:
+    def _inputs(self, seed: int) -> TrustedInputs:
         if seed not in self._memo:
             try:
                 self._memo[seed] = self._compute(seed)
             except Exception:  # noqa: BLE001 - judge_source computes them again and says IE
-                self._memo[seed] = _SeedInputs()
+                self._memo[seed] = TrustedInputs()
         return self._memo[seed]
 
-    def _compute(self, seed: int) -> _SeedInputs:
+    def _compute(self, seed: int) -> TrustedInputs:
         from judge.budget import budget_for
         from judge.calibration import calibrate
         from judge.judging import load_message
@@ -128,7 +115,7 @@ class _Trusted:
         problem = self.problem
         cases = build_cases(problem, seed)
         expected = expected_observations(problem, cases)
-        got = _SeedInputs(cases, expected, budget_for(expected))
+        got = TrustedInputs(cases, expected, budget_for(expected))
         if problem.cpu_rule is not None:
             load = load_message(problem, problem.reference_source())
             if self.launcher is not None:

@@ -169,7 +169,9 @@ def hardware(launcher: str) -> dict[str, str]:
     info = {
         "cpu": _cpu_model(),
         "device": "cpu",
-        "threads": "1",  # a job's torch runs on one thread (sandbox and local child alike)
+        # A sandboxed job's torch runs on one thread; a local child on OMP_NUM_THREADS,
+        # which the local launcher sets to 1 unless the learner set it (judge/launch.py).
+        "threads": "1" if launcher != "local" else os.environ.get("OMP_NUM_THREADS", "1"),
         "torch": str(torch.__version__) if torch is not None else "not loaded",
         "launcher": launcher,
     }
