@@ -108,7 +108,7 @@ class WorkerPool:
     def _discard(self, worker: WorkerProcess) -> None:
         with self._lock:
             self._all.discard(worker)
-        worker.kill()
+        worker.close()
 
     def close(self) -> None:
         """Kill every worker and stop the spawner. Idempotent."""
@@ -117,4 +117,4 @@ class WorkerPool:
         with self._lock:
             workers, self._all = list(self._all), set()
         for worker in workers:
-            worker.kill()
+            worker.close()

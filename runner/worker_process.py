@@ -55,20 +55,23 @@ class WorkerProcess:
         try:
             ready = self.receive(start_timeout)
         except WorkerError:
-            self.kill()
+            self.close()
             raise
         if not ready.get("ready"):
-            self.kill()
+            self.close()
             raise WorkerError(f"worker sent {ready!r} instead of ready")
         self.preloaded = tuple(ready.get("preloaded", ()))
         self.start_seconds = time.monotonic() - started
 
     def receive(self, timeout: float) -> dict[str, Any]:
         """One JSON message from the worker, or WorkerError on timeout, EOF or garbage."""
-        readable, _, _ = select.select([self.sock], [], [], timeout)
-        if not readable:
+        try:
+            readable, _, _ = select.select([self.sock], [], [], timeout)
+            data = self.sock.recv(MESSAGE_BYTES) if readable else None
+        except (OSError, ValueError) as exc:  # closed under us (a retired worker)
+            raise WorkerError(f"worker socket unusable: {exc}") from exc
+        if data is None:
             raise WorkerError(f"worker silent for {timeout:.1f}s")
-        data = self.sock.recv(MESSAGE_BYTES)
         if not data:
             code = self.process.poll()
             raise WorkerError(f"worker exited (status {code}) before answering")
@@ -88,11 +91,21 @@ class WorkerProcess:
         return self.process.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL bubblewrap; its pid-1 then dies and the kernel empties the whole sandbox."""
+        """SIGKILL bubblewrap; its pid-1 then dies and the kernel empties the whole sandbox.
+
+        The socket is shut down, not closed: another thread may be waiting on it (a job's
+        cleanup asking whether the worker is done), and must see end-of-file, never a closed
+        or reused descriptor. close() closes it, once its owner is done with the worker."""
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """Kill, then release the socket: for the worker's owner (the pool), no one else."""
+        self.kill()
         self.sock.close()
 
     def retire(self, timeout: float = 5.0) -> None:
@@ -100,4 +113,4 @@ class WorkerProcess:
         self.sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout)
-        self.kill()
+        self.close()

@@ -76,3 +76,28 @@ def test_no_process_of_a_job_is_left_after_a_timeout(add_problem, launcher_witho
         assert recorder.jobs[0].pid_ns.members() == []
     finally:
         recorder.jobs[0].pid_ns.close()
+
+
+def test_a_worker_killed_while_another_thread_waits_on_it_raises_a_worker_error(
+    launcher_without_cgroups,
+):
+    """Pins the loaded-run flake of issue 11: kill() closed the socket a job's cleanup was
+    selecting on, and the cleanup raised ValueError (a closed descriptor) instead."""
+    from runner.worker_process import WorkerError
+
+    (worker,) = launcher_without_cgroups.pool.workers()
+    errors: list[BaseException] = []
+
+    def wait_for_a_message() -> None:
+        try:
+            worker.receive(20.0)
+        except BaseException as exc:  # noqa: BLE001 - the test looks at what it was
+            errors.append(exc)
+
+    waiter = threading.Thread(target=wait_for_a_message)
+    waiter.start()
+    time.sleep(0.2)  # the waiter is in select() by now, or will find the socket shut down
+    worker.kill()
+    waiter.join(10)
+    assert not waiter.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], WorkerError), errors
