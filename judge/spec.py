@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from judge.wrong_solution import WrongSolution
 
 TIERS = ("browser", "torch")
+# Where the problem's cases must run: "cuda" problems are judged only by workers that have
+# an NVIDIA GPU (the server's gpu queue); every other problem runs on any CPU.
+DEVICES = ("cpu", "cuda")
 LANGS = ("zh", "en")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -72,6 +75,7 @@ class ProblemSpec:
     quiz: Quiz | None = None  # a quiz's questions and answer key (judge/questions.py)
     cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
     speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
+    device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -119,6 +123,7 @@ class ProblemSpec:
             "limits": self.limits.to_dict(),
             "names": list(self.names),
             "speed": {"unit": self.speed.unit} if self.speed else None,
+            "device": self.device,
             "version": self.version,
         }
 
@@ -182,6 +187,7 @@ class _Common:
     chapter: str
     points: int
     tags: tuple[str, ...]
+    device: str = "cpu"
 
     def spec(
         self,
@@ -210,6 +216,7 @@ class _Common:
             quiz=quiz,
             cpu_rule=cpu_rule,
             speed=speed,
+            device=self.device,
         )
 
 
@@ -222,6 +229,11 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
     tier = f.string("tier")
     if tier not in TIERS:
         raise SpecError(file, "tier", f"{tier!r} must be one of {', '.join(TIERS)}")
+    device = f.string("device") if "device" in f.data else "cpu"
+    if device not in DEVICES:
+        raise SpecError(file, "device", f"{device!r} must be one of {', '.join(DEVICES)}")
+    if device == "cuda" and tier != "torch":
+        raise SpecError(file, "device", "only a torch-tier problem can need a GPU")
     return _Common(
         slug=slug,
         title=_titles(f.table("title"), file),
@@ -230,6 +242,7 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
         chapter=f.string("chapter"),
         points=f.integer("points", minimum=0),
         tags=tuple(f.strings("tags")),
+        device=device,
     )
 
 

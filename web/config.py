@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from web.filemodes import private_dir, private_file
@@ -21,6 +22,13 @@ class RateLimit:
     per_s: float
 
 
+class QueueKind(StrEnum):
+    """Who judges stored submissions."""
+
+    EMBEDDED = "embedded"  # threads in this server process (the default; SQLite is enough)
+    CELERY = "celery"  # `judge worker` processes taking tasks from a broker (Redis, RabbitMQ)
+
+
 @dataclass(frozen=True, slots=True)
 class WebConfig:
     database_url: str
@@ -35,6 +43,20 @@ class WebConfig:
     judge_backend: str = "sandbox"
     # "module:callable" returning a launcher for unsafe-local; empty = web.unsafe_local's.
     launcher: str = ""
+    queue: QueueKind = QueueKind.EMBEDDED
+    # The Celery broker (redis://... or amqp://...); required when queue is celery.
+    broker_url: str = ""
+    # Where rate-limit windows are counted: "" = this process's memory (one server process),
+    # a redis:// URL = shared by every server process (web.ratelimit).
+    ratelimit_url: str = ""
+    # A job's claim on its submission, renewed by its judging thread every third of it; a
+    # claim past its lease (the worker died or hangs) is taken over by another worker.
+    lease_s: float = 30.0
+    # A submission queued this long without being claimed is queued again (its message was
+    # lost: the broker restarted, or the server died between storing and sending it).
+    requeue_after_s: float = 60.0
+    # How often a worker looks for both (web.sweeper); idempotent, so every worker may.
+    sweep_every_s: float = 10.0
     # The folder holding the generated secrets (and by default the database), kept 0700.
     instance_dir: Path | None = None
     max_request_bytes: int = 256 * 1024
@@ -91,10 +113,45 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         run_slots=int(env.get("JUDGE_RUN_SLOTS", "1")),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         launcher=env.get("JUDGE_LAUNCHER", ""),
+        queue=_queue_kind(env.get("JUDGE_QUEUE", QueueKind.EMBEDDED.value)),
+        broker_url=env.get("JUDGE_BROKER_URL", ""),
+        ratelimit_url=env.get("JUDGE_RATELIMIT_URL", ""),
+        lease_s=_seconds(env, "JUDGE_LEASE_S", 30.0),
+        requeue_after_s=_seconds(env, "JUDGE_REQUEUE_AFTER_S", 60.0),
+        sweep_every_s=_seconds(env, "JUDGE_SWEEP_EVERY_S", 10.0),
         instance_dir=instance,
         secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
     )
-    return config.with_(**overrides) if overrides else config
+    config = config.with_(**overrides) if overrides else config
+    check_queue(config)
+    return config
+
+
+def check_queue(config: WebConfig) -> None:
+    """Refuse a queue configuration that cannot work, naming the setting to fix."""
+    if config.queue is QueueKind.CELERY and not config.broker_url:
+        raise ValueError("JUDGE_QUEUE=celery needs JUDGE_BROKER_URL (redis://... or amqp://...)")
+    if config.ratelimit_url and not config.ratelimit_url.startswith(("redis://", "rediss://")):
+        url = config.ratelimit_url
+        raise ValueError(f"JUDGE_RATELIMIT_URL must be a redis:// URL, not {url!r}")
+    if config.lease_s < 3 or config.requeue_after_s <= 0 or config.sweep_every_s <= 0:
+        raise ValueError("JUDGE_LEASE_S must be at least 3 s; the sweeper's periods above 0")
+
+
+def _queue_kind(value: str) -> QueueKind:
+    try:
+        return QueueKind(value)
+    except ValueError:
+        choices = ", ".join(kind.value for kind in QueueKind)
+        raise ValueError(f"JUDGE_QUEUE must be one of {choices}, not {value!r}") from None
+
+
+def _seconds(env: os._Environ[str], name: str, default: float) -> float:
+    raw = env.get(name, "")
+    try:
+        return float(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
 
 
 def _instance_secret(path: Path, nbytes: int = 32) -> str:
