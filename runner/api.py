@@ -14,6 +14,7 @@ from judge.judging import internal_error, judge_source
 from judge.limits import Limits
 from judge.problemset import ProblemSet
 from judge.report import Report
+from judge.session import Progress
 from judge.spec import ProblemKind, ProblemSpec
 from runner.launcher import SandboxLauncher, SandboxUnavailable
 from runner.refcache import ReferenceCache
@@ -56,8 +57,10 @@ class Runner:
         *,
         seed: int | None = None,
         limits: Limits | None = None,
+        progress: Progress | None = None,
     ) -> Report:
-        """Judge `source`; raises SourceError for unacceptable source, else returns a report."""
+        """Judge `source`; raises SourceError for unacceptable source, else returns a report.
+        `progress(done, total)` is called as cases finish."""
         spec = self.problems.get(problem) if isinstance(problem, str) else problem
         if spec.kind is ProblemKind.QUIZ:  # answers are data: judged here, nothing is run
             return judge_source(spec, source, seed=seed)
@@ -78,6 +81,7 @@ class Runner:
             expected=entry.expected,
             budget=entry.budget,
             cpu=cpu,
+            progress=progress,
         )
 
     def close(self) -> None:

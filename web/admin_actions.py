@@ -20,7 +20,9 @@ def rejudge(state: PlatformState, db: Session, slug: str, version: str | None) -
     if version is not None:
         where.append(Submission.problem_version == version)
     users = set(db.scalars(select(Submission.user_id).where(*where).distinct()))
-    count = changed(db, update(Submission).where(*where).values(**_CLEARED))
+    # A new attempt: `attempts` (the fencing token) goes on counting, the retry count restarts.
+    cleared = _CLEARED | {"queued_at": utcnow()}
+    count = changed(db, update(Submission).where(*where).values(**cleared))
     for user_id in users:  # standings drop the cleared verdicts until the new ones land
         standings.refresh(db, user_id, problem.slug)
     db.commit()
@@ -48,7 +50,8 @@ _CLEARED = {
     "metric_unit": None,
     "hardware": None,
     "judged_at": None,
-    "attempts": 0,
+    "tries": 0,
+    "lease_until": None,
 }
 
 

@@ -1,14 +1,24 @@
-"""Judging one stored submission: claim it, judge it, store the verdict once."""
+"""Judging one stored submission: claim it under a lease, judge it, store the verdict once.
+
+The same code runs in the embedded queue's threads and in Celery workers (web.worker).
+At least once, recorded once: a submission may be delivered to several workers (a task
+redelivered after its worker died, a duplicate message, the sweeper's resend), but only
+one claim holds it at a time, and a verdict is stored only by the claim that still holds
+it (the row's `attempts` is the fencing token, `judgings` is unique per attempt).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.judging import internal_error
@@ -16,12 +26,15 @@ from judge.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import judging, standings
 from web.db import changed, transaction, utcnow
-from web.models import Submission, SubmissionStatus
+from web.models import Judging, Submission, SubmissionStatus
 
 if TYPE_CHECKING:  # the catalog imports the judging seam too; only the type is needed here
     from web.catalog import ProblemCatalog
 
 QUEUED, RUNNING, DONE = SubmissionStatus.QUEUED, SubmissionStatus.RUNNING, SubmissionStatus.DONE
+# How often a running job writes its progress (and, every third of the lease, renews it).
+PROGRESS_EVERY_S = 1.0
+GAVE_UP = "the judge did not finish this submission after {tries} tries"
 
 log = logging.getLogger(__name__)
 
@@ -37,56 +50,151 @@ class JobContext:
     max_attempts: int
     requeue: Callable[[int, float], None]  # (submission id, delay in seconds)
     retry_delay_s: float = 0.0
+    lease_s: float = 30.0
+    worker: str = "embedded"  # who claims: shown to admins, recorded with each verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A worker's hold on one submission: `attempt` is the fencing token."""
+
+    submission_id: int
+    slug: str
+    code: str
+    attempt: int
+    tries: int
 
 
 def run_job(ctx: JobContext, submission_id: int) -> None:
-    claimed = _claim(ctx, submission_id)
-    if claimed is None:
-        return  # judged or claimed elsewhere already
-    slug, code, attempt = claimed
-    run = _judge(ctx, slug, code, submission_id, attempt)
-    if run.verdict is Verdict.IE and attempt < ctx.max_attempts:
-        # The judge failed, not the submission: put it back rather than store a verdict.
-        log.warning("submission %s: internal error on try %s; retrying", submission_id, attempt)
-        with transaction(ctx.sessions) as db:
-            _set_status(db, submission_id, RUNNING, status=QUEUED)
-        # A failing judge often needs a moment: the queue waits, not this judging thread.
-        ctx.requeue(submission_id, ctx.retry_delay_s * attempt)
+    claim = _claim(ctx, submission_id)
+    if claim is None:
+        return  # judged, or held by a live claim elsewhere
+    if claim.tries > ctx.max_attempts:
+        # Claimed again and again without a verdict (its workers died or hung): give up.
+        detail = GAVE_UP.format(tries=claim.tries - 1)
+        _store(ctx, claim, judging.judged_run(0, internal_error(claim.slug, None, detail)))
         return
-    _store(ctx, submission_id, run)
+    with Lease(ctx, claim) as lease:
+        run = _judge(ctx, claim, lease.progress)
+    if run.verdict is Verdict.IE and claim.tries < ctx.max_attempts:
+        # The judge failed, not the submission: put it back rather than store a verdict.
+        log.warning("submission %s: internal error on try %s; retrying", submission_id, claim.tries)
+        with transaction(ctx.sessions) as db:
+            back = _set_held(db, claim, status=QUEUED, queued_at=utcnow(), lease_until=None)
+        if back:  # a failing judge often needs a moment: the queue waits, not this thread
+            ctx.requeue(submission_id, ctx.retry_delay_s * claim.tries)
+        return
+    _store(ctx, claim, run)
 
 
-def _claim(ctx: JobContext, submission_id: int) -> tuple[str, str, int] | None:
+def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
+    """Take a queued row, or a running one whose lease ran out (its worker died or hangs)."""
+    now = utcnow()
     with transaction(ctx.sessions) as db:
         claimed = changed(
             db,
             update(Submission)
-            .where(Submission.id == submission_id, Submission.status == QUEUED)
-            .values(status=RUNNING, started_at=utcnow(), attempts=Submission.attempts + 1),
+            .where(
+                Submission.id == submission_id,
+                or_(
+                    Submission.status == QUEUED,
+                    (Submission.status == RUNNING) & (Submission.lease_until < now),
+                ),
+            )
+            .values(
+                status=RUNNING,
+                started_at=now,
+                attempts=Submission.attempts + 1,
+                tries=Submission.tries + 1,
+                lease_until=now + timedelta(seconds=ctx.lease_s),
+                claimed_by=ctx.worker,
+                progress_done=None,
+                progress_total=None,
+            ),
         )
         if claimed != 1:
             return None
         row = db.execute(
-            select(Submission.problem_slug, Submission.code, Submission.attempts).where(
-                Submission.id == submission_id
-            )
+            select(
+                Submission.problem_slug, Submission.code, Submission.attempts, Submission.tries
+            ).where(Submission.id == submission_id)
         ).one()
-        return row[0], row[1], row[2]
+        return Claim(submission_id, row[0], row[1], row[2], row[3])
+
+
+class Lease:
+    """Keeps a claim alive while its job runs: a thread renews `lease_until` every third of
+    the lease and writes the job's progress about once a second. A worker that dies or
+    hangs stops renewing, and once the lease has run out another worker may claim the row.
+    Renewing a claim that was lost changes no row; the job runs on, and its store is fenced."""
+
+    def __init__(self, ctx: JobContext, claim: Claim) -> None:
+        self._ctx = ctx
+        self._claim = claim
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._progress: tuple[int, int] | None = None
+        self._written: tuple[int, int] | None = None
+        self._thread = threading.Thread(
+            target=self._keep, name=f"lease-{claim.submission_id}", daemon=True
+        )
+
+    def progress(self, done: int, total: int) -> None:
+        """The judge's progress callback (cases done, cases in all)."""
+        with self._lock:
+            self._progress = (done, total)
+
+    def __enter__(self) -> Lease:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _keep(self) -> None:
+        renew_every = self._ctx.lease_s / 3
+        renewed = utcnow()
+        while not self._done.wait(PROGRESS_EVERY_S):
+            with self._lock:
+                progress = self._progress
+            now = utcnow()
+            due = (now - renewed).total_seconds() >= renew_every
+            if progress == self._written and not due:
+                continue
+            try:
+                self._write(now, progress)
+            except Exception:  # the next beat tries again; a lease may lapse, never corrupt
+                log.exception("renewing the lease of submission %s", self._claim.submission_id)
+                continue
+            renewed, self._written = now, progress
+
+    def _write(self, now: datetime, progress: tuple[int, int] | None) -> None:
+        values: dict[str, Any] = {"lease_until": now + timedelta(seconds=self._ctx.lease_s)}
+        if progress is not None:
+            values["progress_done"], values["progress_total"] = progress
+        with transaction(self._ctx.sessions) as db:
+            _set_held(db, self._claim, **values)
 
 
 def _judge(
-    ctx: JobContext, slug: str, code: str, submission_id: int, attempt: int
+    ctx: JobContext, claim: Claim, progress: Callable[[int, int], None]
 ) -> judging.JudgedRun:
     try:
-        problem = ctx.problems.get(slug)
-        seed = judge_seed_for(ctx.judge_seed, problem, submission_id, attempt)
-        return judging.judge(ctx.judge, problem, code, seed=seed)
+        problem = ctx.problems.get(claim.slug)
+        seed = judge_seed_for(ctx.judge_seed, problem, claim.submission_id, claim.attempt)
+        return judging.judge(ctx.judge, problem, claim.code, seed=seed, progress=progress)
     except judging.UnknownProblem:
-        detail = f"problem {slug!r} is no longer on the server"
+        detail = f"problem {claim.slug!r} is no longer on the server"
     except Exception as exc:
-        log.exception("judging %s failed", slug)
+        log.exception("judging %s failed", claim.slug)
         detail = f"the judge failed: {type(exc).__name__}"
-    return judging.judged_run(0, internal_error(slug, ctx.judge_seed, detail))
+    return judging.judged_run(0, internal_error(claim.slug, ctx.judge_seed, detail))
 
 
 def judge_seed_for(secret: int, problem: ProblemSpec, submission_id: int, attempt: int) -> int:
@@ -103,12 +211,14 @@ def judge_seed_for(secret: int, problem: ProblemSpec, submission_id: int, attemp
     return int.from_bytes(digest.digest(), "big") >> 1
 
 
-def _store(ctx: JobContext, submission_id: int, outcome: judging.JudgedRun) -> None:
+def _store(ctx: JobContext, claim: Claim, outcome: judging.JudgedRun) -> None:
+    """The verdict, its judging record and the standings, in one transaction, only while
+    this claim still holds the row."""
+    now = utcnow()
     with transaction(ctx.sessions) as db:
-        stored = _set_status(
+        stored = _set_held(
             db,
-            submission_id,
-            RUNNING,
+            claim,
             status=DONE,
             verdict=outcome.verdict,
             problem_version=outcome.version or None,
@@ -123,31 +233,63 @@ def _store(ctx: JobContext, submission_id: int, outcome: judging.JudgedRun) -> N
             metric_q3=outcome.metric_q3,
             metric_unit=outcome.metric_unit,
             hardware=outcome.hardware,
-            judged_at=utcnow(),
+            judged_at=now,
+            lease_until=None,
+            progress_done=None,
+            progress_total=None,
         )
         if stored != 1:
-            return  # a rejudge reset the row meanwhile; its new run stores the verdict
+            # Another claim holds the row now (this one's lease ran out, or a rejudge reset
+            # it): that claim stores the verdict.
+            log.warning("submission %s: attempt %s lost its claim", *_ids(claim))
+            return
+        db.execute(
+            insert(Judging).values(
+                submission_id=claim.submission_id,
+                attempt=claim.attempt,
+                verdict=outcome.verdict,
+                points=outcome.points,
+                problem_version=outcome.version or None,
+                worker=ctx.worker,
+                judged_at=now,
+            )
+        )
         user_id, slug = db.execute(
             select(Submission.user_id, Submission.problem_slug).where(
-                Submission.id == submission_id
+                Submission.id == claim.submission_id
             )
         ).one()
         standings.refresh(db, user_id, slug)
 
 
-def _set_status(db: Session, submission_id: int, current: SubmissionStatus, **values: Any) -> int:
+def _ids(claim: Claim) -> tuple[int, int]:
+    return claim.submission_id, claim.attempt
+
+
+def _set_held(db: Session, claim: Claim, **values: Any) -> int:
+    """Update the row only while `claim` holds it: running, under this claim's attempt."""
     return changed(
         db,
         update(Submission)
-        .where(Submission.id == submission_id, Submission.status == current)
+        .where(
+            Submission.id == claim.submission_id,
+            Submission.status == RUNNING,
+            Submission.attempts == claim.attempt,
+        )
         .values(**values),
     )
 
 
 def recover(sessions: sessionmaker[Session]) -> list[int]:
-    """After a restart: rows left 'running' go back to 'queued'; returns every queued id."""
+    """After a restart of the one embedded server: rows left 'running' go back to 'queued';
+    returns every queued id. (Workers of a Celery deployment rely on leases instead: a
+    starting server process must not take rows that live workers hold.)"""
     with transaction(sessions) as db:
-        db.execute(update(Submission).where(Submission.status == RUNNING).values(status=QUEUED))
+        db.execute(
+            update(Submission)
+            .where(Submission.status == RUNNING)
+            .values(status=QUEUED, lease_until=None, queued_at=utcnow())
+        )
         ids = db.scalars(
             select(Submission.id).where(Submission.status == QUEUED).order_by(Submission.id)
         ).all()

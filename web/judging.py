@@ -16,6 +16,7 @@ import os
 import select
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -103,10 +104,16 @@ def _launcher_factory(spec: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
+# (cases done, cases in all), called as cases finish: the learner's page shows it.
+Progress = Callable[[int, int], None]
+
+
 class Judge(Protocol):
     """Runs one submission and returns the core's report."""
 
-    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report: ...
+    def run(
+        self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
+    ) -> Report: ...
 
     def close(self) -> None: ...
 
@@ -136,7 +143,11 @@ class LocalJudge:
             initargs=(self._spec, self.user, os.getpid()),
         )
 
-    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
+    def run(
+        self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
+    ) -> Report:
+        # No progress from here: the judging process is another process (unsafe-local is
+        # for development; the sandbox judge reports progress).
         pool = self._pool
         try:
             # The pool process sends the admin view as plain data; decoded once, here.
@@ -194,8 +205,10 @@ class SandboxJudge:
 
         self.runner = Runner(pool_size=workers, problems_root=problems_dir)
 
-    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
-        return self.runner.judge(problem, code, seed=seed)
+    def run(
+        self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
+    ) -> Report:
+        return self.runner.judge(problem, code, seed=seed, progress=progress)
 
     def close(self) -> None:
         self.runner.close()
@@ -218,9 +231,11 @@ def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path)
     raise ValueError(f"judge backend {backend!r} must be one of {', '.join(BACKENDS)}")
 
 
-def judge(engine: Judge, problem: ProblemSpec, code: str, *, seed: int) -> JudgedRun:
+def judge(
+    engine: Judge, problem: ProblemSpec, code: str, *, seed: int, progress: Progress | None = None
+) -> JudgedRun:
     try:
-        report = engine.run(problem, code, seed)
+        report = engine.run(problem, code, seed, progress)
     except SourceError as exc:
         # Checked before storing, so only a changed limit gets here; the source is at fault.
         report = _source_rejected(problem, exc, "secret")

@@ -24,6 +24,7 @@ from web.status import SubmissionStatus
 __all__ = [
     "ApiToken",
     "Base",
+    "Judging",
     "ProblemFlag",
     "ProblemResult",
     "QuizReveal",
@@ -95,9 +96,24 @@ class Submission(Base):
     metric_q3: Mapped[float | None] = mapped_column(Float)
     metric_unit: Mapped[str | None] = mapped_column(String(32))
     hardware: Mapped[str | None] = mapped_column(String(200))
+    # Every claim of the row by a judging worker, ever (never reset, a rejudge included):
+    # the fencing token. A worker stores its verdict only while the row still carries the
+    # number its claim set, so a worker that lost its claim (it hung past its lease and
+    # another worker took over) can never overwrite the verdict of the one that won.
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # Claims since the row was last queued by a person (submitted, or rejudged): bounds the
+    # retries of a judge that keeps failing (web.jobs).
+    tries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # When the row last became queued: the sweeper sends a row queued for too long again.
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # A running row's claim: held by `claimed_by` until `lease_until`, renewed while it runs.
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime)
+    claimed_by: Mapped[str | None] = mapped_column(String(128))
+    # Cases judged so far of all, while running (written with the lease, about once a second).
+    progress_done: Mapped[int | None] = mapped_column(Integer)
+    progress_total: Mapped[int | None] = mapped_column(Integer)
     judged_at: Mapped[datetime | None] = mapped_column(DateTime)
 
     __table_args__ = (
@@ -107,6 +123,27 @@ class Submission(Base):
         Index("ix_submissions_status", "status", "id"),
         Index("ix_submissions_speed", "problem_slug", "verdict", "metric"),
     )
+
+
+class Judging(Base):
+    """One stored verdict of one attempt of a submission. The row's current verdict is the
+    latest; a rejudge adds a new attempt and keeps the old ones. Unique per (submission,
+    attempt): a task delivered twice, or a worker that lost its claim, cannot store twice."""
+
+    __tablename__ = "judgings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    attempt: Mapped[int] = mapped_column(Integer)
+    verdict: Mapped[Verdict] = mapped_column(EnumText(Verdict, 8))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    problem_version: Mapped[str | None] = mapped_column(String(64))
+    worker: Mapped[str | None] = mapped_column(String(128))
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __table_args__ = (UniqueConstraint("submission_id", "attempt", name="uq_judgings_attempt"),)
 
 
 class ProblemFlag(Base):

@@ -15,7 +15,7 @@ from web.db import iso
 from web.errors import Invalid, NotFound
 from web.i18n import say
 from web.inputs import MAX_ID
-from web.models import Submission, User
+from web.models import Submission, SubmissionStatus, User
 from web.state import PlatformState
 
 # Report fields an owner sees beyond the summary; anything else in a report stays private.
@@ -121,8 +121,16 @@ def summary(sub: Submission, username: str) -> dict[str, Any]:
         "problem_version": sub.problem_version,
         "created_at": iso(sub.created_at),
         "judged_at": iso(sub.judged_at),
+        "progress": _progress(sub),
         "url": f"/api/submissions/{sub.id}",
     }
+
+
+def _progress(sub: Submission) -> dict[str, int] | None:
+    """Cases judged so far while running ("case 12 of 46"); None before the first and after."""
+    if sub.status != SubmissionStatus.RUNNING or sub.progress_total is None:
+        return None
+    return {"done": sub.progress_done or 0, "total": sub.progress_total}
 
 
 def can_see_details(viewer: Viewer | None, sub: Submission) -> bool:

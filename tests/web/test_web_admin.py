@@ -10,7 +10,7 @@ from web_helpers import csrf_of, make_user, page_login, state, submit, wait_judg
 from web_problem_fixture import GOOD, WRONG
 
 from web.db import transaction
-from web.models import Submission
+from web.models import Judging, Submission
 
 
 def test_only_admins_may_rejudge_or_hide(client: FlaskClient) -> None:
@@ -52,8 +52,11 @@ def test_rejudge_of_one_version_leaves_the_others(app: Flask, client: FlaskClien
     wait_judged(app)
     with state(app).sessions() as db:
         rows = {s.id: s for s in db.query(Submission)}
-    assert rows[old].attempts == 1 and rows[old].problem_version != "v-old"
+        history = [(j.submission_id, j.attempt) for j in db.query(Judging).order_by(Judging.id)]
+    # The rejudge is a new attempt of the old submission; the other one was left alone.
+    assert rows[old].attempts == 2 and rows[old].problem_version != "v-old"
     assert rows[new].attempts == 1 and rows[new].verdict == "AC"
+    assert sorted(history) == [(old, 1), (old, 2), (new, 1)]
     bad = client.post("/api/admin/problems/add-two/rejudge", json={"version": 3}, headers=root.auth)
     assert error_of(bad)["code"] == "invalid_field"
 

@@ -124,3 +124,38 @@ def test_upgrade_to_0006_adds_empty_quartiles_and_keeps_every_submission(tmp_pat
     engine.dispose()
     assert tuple(row) == (150.0, None, None, None)
     assert kept == 1
+
+
+def test_upgrade_to_0007_dates_every_queued_row_and_records_each_verdict(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0006")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        run(
+            "INSERT INTO users (id, username, username_key, password_hash, is_admin, created_at,"
+            " session_generation) VALUES (1, 'ada', 'ada', 'x', 0, '2026-11-01 00:00:00', 0)"
+        )
+        for sid, status, verdict in ((1, "done", "'AC'"), (2, "queued", "NULL")):
+            run(
+                "INSERT INTO submissions (id, user_id, problem_slug, code, status, verdict,"
+                " points, passed, total, attempts, created_at) VALUES"
+                f" ({sid}, 1, 'p', 'x', '{status}', {verdict}, 0, 0, 0, 1,"
+                " '2026-11-01 00:00:00')"
+            )
+    migrate.upgrade(url)
+    with engine.connect() as connection:
+        queued = connection.exec_driver_sql("SELECT id, queued_at, tries FROM submissions").all()
+        judged = connection.exec_driver_sql(
+            "SELECT submission_id, attempt, verdict FROM judgings"
+        ).all()
+    command.downgrade(migrate.alembic_config(url), "0006")
+    with engine.connect() as connection:
+        kept = connection.exec_driver_sql("SELECT count(*) FROM submissions").scalar()
+    engine.dispose()
+    assert [(i, str(at), tries) for i, at, tries in queued] == [
+        (1, "2026-11-01 00:00:00", 0),
+        (2, "2026-11-01 00:00:00", 0),
+    ]
+    assert [tuple(r) for r in judged] == [(1, 1, "AC")]
+    assert kept == 2

@@ -54,7 +54,7 @@ class _FailsOnce:
     def __init__(self) -> None:
         self.runs = 0
 
-    def run(self, problem: ProblemSpec, code: str, seed: int) -> Report:
+    def run(self, problem: ProblemSpec, code: str, seed: int, progress: object = None) -> Report:
         self.runs += 1
         if self.runs == 1:
             return internal_error(problem, seed, "the judge failed once")

@@ -102,15 +102,16 @@ def _stream(
     deadline: float,
 ) -> Iterator[str]:
     # Its own short sessions: the request's session is closed once the response starts.
-    last = None
+    last: tuple[object, object] | None = None
     yield "retry: 1000\n\n"
     while time.monotonic() < deadline:
         with sessions() as db:
             view = _view(db, viewer, submission_id, hidden)
-        if view["status"] != last:
-            last = view["status"]
+        seen = (view["status"], view["progress"])  # progress: "case 12 of 46" as it moves
+        if seen != last:
+            last = seen
             # The last event is named after the final status; every earlier one "status".
-            final = last == SubmissionStatus.DONE
+            final = view["status"] == SubmissionStatus.DONE
             kind = SubmissionStatus.DONE.value if final else "status"
             yield f"event: {kind}\ndata: {json.dumps(view, ensure_ascii=False)}\n\n"
             if final:
