@@ -9,6 +9,11 @@ import pytest
 from problem_factory import FILES, TOML, MakeProblem
 from quiz_factory import MakeQuiz, write_quiz
 
+# Real Redis and PostgreSQL servers (tests/services.py), for every test that asks.
+from services import postgres_server, postgres_url, redis_server, redis_url
+
+__all__ = ["postgres_server", "postgres_url", "redis_server", "redis_url"]
+
 
 @pytest.fixture
 def make_problem(tmp_path: Path) -> MakeProblem:
