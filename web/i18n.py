@@ -211,6 +211,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "too many {what}: at most {count} per {span}; try again in {retry} s",
         "zh": "{what}过多：每{span}最多 {count} 次；请在 {retry} 秒后重试",
     },
+    "err_limits_unavailable": {
+        "en": "the server is busy and cannot take this request now; try again in {retry} s",
+        "zh": "服务器繁忙，暂时无法处理这个请求；请在 {retry} 秒后重试",
+    },
     "what_logins": {"en": "log-in attempts", "zh": "登录尝试"},
     "what_failed_logins": {
         "en": "failed log-ins for this name from your address",
