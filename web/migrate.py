@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import text
+
+from web.db import make_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# The PostgreSQL advisory lock every process takes around its upgrade: any fixed 64-bit
+# number, the same in every process ("judgemig" in ASCII).
+MIGRATION_LOCK = 0x6A756467656D6967
+
+log = logging.getLogger(__name__)
 
 
 def alembic_config(database_url: str) -> Config:
@@ -19,4 +28,29 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade(database_url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(database_url), revision)
+    """Bring the schema to `revision`.
+
+    On PostgreSQL several processes (`judge serve`, `judge worker`) may start at once
+    against one database. Each holds an advisory lock around its upgrade, so one migrates
+    while the others wait, then find the schema current; without it two would both create
+    alembic_version or run one migration twice, and all but one would fail to start.
+    SQLite is upgraded as before, unlocked: a SQLite deployment is one server process."""
+    if not database_url.startswith("postgresql"):
+        command.upgrade(alembic_config(database_url), revision)
+        return
+    engine = make_engine(database_url)
+    try:
+        # A connection of its own, in autocommit (no transaction left open while it
+        # waits), held for the whole upgrade. The lock is the session's: it is let go when
+        # the connection closes, so a process that dies mid-upgrade frees it too.
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as lock:
+            key = {"key": MIGRATION_LOCK}
+            if not lock.execute(text("SELECT pg_try_advisory_lock(:key)"), key).scalar():
+                log.info("waiting for another process's database migration to finish")
+                lock.execute(text("SELECT pg_advisory_lock(:key)"), key)
+            try:
+                command.upgrade(alembic_config(database_url), revision)
+            finally:
+                lock.execute(text("SELECT pg_advisory_unlock(:key)"), key)
+    finally:
+        engine.dispose()
