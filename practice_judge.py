@@ -43,6 +43,12 @@ def serve(argv: list[str]) -> int:
     return run(argv)
 
 
+def worker(argv: list[str]) -> int:
+    with _needs("web", "`judge worker`"):
+        from web.cli import worker as run
+    return run(argv)
+
+
 def submit(argv: list[str]) -> int:
     with _needs("web", "`judge submit`"):
         from web.cli import submit as run
@@ -57,6 +63,7 @@ def runner(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve": cli.Command("start the web platform", serve),
+    "worker": cli.Command("judge the Celery queue's submissions (JUDGE_BROKER_URL)", worker),
     "submit": cli.Command("submit to a server", submit),
     "runner": cli.Command("runner tools (doctor)", runner),
 }

@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, request
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from web import access_log, csp, filemodes, migrate
 from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
 from web.catalog import ProblemCatalog
-from web.config import WebConfig, load_config
+from web.config import QueueKind, WebConfig, load_config
 from web.db import make_engine, make_sessions
 from web.errors import register_error_handlers
 from web.i18n import pick_language, translate
-from web.jobqueue import EmbeddedQueue
+from web.jobqueue import EmbeddedQueue, JudgeQueue
 from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import RateLimiter
@@ -63,6 +63,22 @@ def _make_state(config: WebConfig) -> PlatformState:
         problems_dir=config.problems_dir,
     )
     _hide_from_submissions(judge, config)
+    queue = _make_queue(config, sessions, catalog, judge)
+    streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
+    runs = PublicRuns(judge, config.run_slots, keep_s=config.run_keep_s)
+    limiter = RateLimiter()
+    return PlatformState(config, engine, sessions, catalog, queue, limiter, judge, streams, runs)
+
+
+def _make_queue(
+    config: WebConfig, sessions: sessionmaker[Session], catalog: ProblemCatalog, judge: Judge
+) -> JudgeQueue:
+    """The embedded queue (threads here; this server judges), or Celery (workers judge; this
+    server only sends ids, and a restart leaves rows that live workers hold alone)."""
+    if config.queue is QueueKind.CELERY:
+        from web.celery_queue import CeleryQueue, make_celery, route
+
+        return CeleryQueue(make_celery(config), lambda sid: route(sessions, catalog, sid))
     pool_ref: list[EmbeddedQueue] = []
     ctx = JobContext(
         sessions=sessions,
@@ -72,6 +88,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         max_attempts=config.max_job_attempts,
         requeue=lambda sid, delay_s: pool_ref[0].enqueue(sid, delay_s),
         retry_delay_s=config.retry_delay_s,
+        lease_s=config.lease_s,
     )
     pool = EmbeddedQueue(lambda sid: run_job(ctx, sid), config.workers)
     pool_ref.append(pool)
@@ -79,10 +96,7 @@ def _make_state(config: WebConfig) -> PlatformState:
         pool.start()
         for submission_id in recover(sessions):
             pool.enqueue(submission_id)
-    streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
-    runs = PublicRuns(judge, config.run_slots, keep_s=config.run_keep_s)
-    limiter = RateLimiter()
-    return PlatformState(config, engine, sessions, catalog, pool, limiter, judge, streams, runs)
+    return pool
 
 
 def _hide_from_submissions(judge: Judge, config: WebConfig) -> None:

@@ -56,7 +56,11 @@ def serve(argv: list[str] | None = None) -> int:
         overrides["problems_dir"] = args.problems.resolve()
     if args.unsafe_local_judge:
         overrides["judge_backend"] = UNSAFE_LOCAL
-    config = load_config(args.instance, **overrides)
+    try:
+        config = load_config(args.instance, **overrides)
+    except ValueError as exc:  # a setting that cannot work (JUDGE_QUEUE, JUDGE_LEASE_S...)
+        print(f"judge serve: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     if config.judge_backend == UNSAFE_LOCAL:
         if not is_loopback(args.host):
             print(UNSAFE_HOST.format(host=args.host), file=sys.stderr)
@@ -144,6 +148,67 @@ def _grant_admin(app: Any, username: str) -> bool:
     with transaction(state.sessions) as db:
         granted = changed(db, update(User).where(User.username == username).values(is_admin=True))
     return granted == 1
+
+
+def worker(argv: list[str] | None = None) -> int:
+    """Judge submissions from the Celery queues (JUDGE_BROKER_URL), writing verdicts to the
+    database (JUDGE_DATABASE_URL); stop with SIGTERM or Ctrl-C (running jobs finish)."""
+    parser = argparse.ArgumentParser(prog="judge worker", description=worker.__doc__)
+    parser.add_argument(
+        "--queues", default="cpu", help="comma-separated: cpu, gpu (gpu needs an NVIDIA GPU)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, help="jobs at once (default $JUDGE_WORKERS or 2)"
+    )
+    parser.add_argument("--name", default="", help="this worker's name (default queues-pid@host)")
+    parser.add_argument("--broker-url", help="default: $JUDGE_BROKER_URL")
+    parser.add_argument("--database-url", help="default: $JUDGE_DATABASE_URL")
+    parser.add_argument("--problems", type=Path, help="problems folder (default: ./problems)")
+    parser.add_argument("--instance", type=Path, help="folder holding the judge's secret seed")
+    parser.add_argument(
+        "--unsafe-local-judge",
+        action="store_true",
+        help="judge without the sandbox (development only: submissions run as plain processes)",
+    )
+    args = parser.parse_args(argv)
+
+    from web.config import QueueKind, load_config
+    from web.judging import UNSAFE_LOCAL
+    from web.worker import parse_capabilities, run_worker
+
+    overrides: dict[str, Any] = {"queue": QueueKind.CELERY}
+    for key in ("broker_url", "database_url"):
+        if getattr(args, key):
+            overrides[key] = getattr(args, key)
+    if args.problems:
+        overrides["problems_dir"] = args.problems.resolve()
+    if args.unsafe_local_judge:
+        overrides["judge_backend"] = UNSAFE_LOCAL
+    if args.concurrency is not None and args.concurrency < 1:
+        print("judge worker: --concurrency must be at least 1", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        capabilities = parse_capabilities(args.queues)
+        config = load_config(args.instance, **overrides)
+    except ValueError as exc:
+        print(f"judge worker: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if config.judge_backend == UNSAFE_LOCAL:
+        print(UNSAFE_WORKER, file=sys.stderr, flush=True)
+    _log_to_stderr()
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Celery installs its own next
+    concurrency = args.concurrency or config.workers
+    try:
+        return run_worker(config, capabilities, concurrency, args.name)
+    except (ValueError, PermissionError) as exc:
+        print(f"judge worker: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+UNSAFE_WORKER = (
+    "judge worker: WARNING: judging without a sandbox (unsafe-local). Submitted code runs "
+    "as a plain process on this machine; use it only for development."
+)
 
 
 def submit(argv: list[str] | None = None) -> int:
