@@ -19,7 +19,7 @@ from web.i18n import pick_language, translate
 from web.jobqueue import EmbeddedQueue, JudgeQueue
 from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
-from web.ratelimit import RateLimiter
+from web.ratelimit import make_limiter
 from web.runs import PublicRuns
 from web.state import EXTENSION, PlatformState
 from web.streams import StreamSlots
@@ -66,7 +66,12 @@ def _make_state(config: WebConfig) -> PlatformState:
     queue = _make_queue(config, sessions, catalog, judge)
     streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
     runs = PublicRuns(judge, config.run_slots, keep_s=config.run_keep_s)
-    limiter = RateLimiter()
+    limiter = make_limiter(config)
+    if config.queue is QueueKind.CELERY and not config.ratelimit_url:
+        log.warning(
+            "JUDGE_QUEUE=celery without JUDGE_RATELIMIT_URL: each server process counts its "
+            "own rate limits; set it to a redis:// URL to share them"
+        )
     return PlatformState(config, engine, sessions, catalog, queue, limiter, judge, streams, runs)
 
 

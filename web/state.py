@@ -12,7 +12,7 @@ from web.catalog import ProblemCatalog
 from web.config import WebConfig
 from web.jobqueue import JudgeQueue
 from web.judging import Judge
-from web.ratelimit import RateLimiter
+from web.ratelimit import Limiter
 from web.runs import PublicRuns
 from web.streams import StreamSlots
 
@@ -26,7 +26,7 @@ class PlatformState:
     sessions: sessionmaker[Session]
     catalog: ProblemCatalog
     queue: JudgeQueue
-    limiter: RateLimiter
+    limiter: Limiter
     judge: Judge
     streams: StreamSlots
     runs: PublicRuns
