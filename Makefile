@@ -10,7 +10,7 @@ STAMPS    := .stamps
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run test lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
+.PHONY: help setup run cluster cluster-stop test lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
@@ -18,8 +18,8 @@ help:
 
 setup: apt venv npm sandbox-user frontend models
 
-# Debian packages the sandbox, the front-end build and the browser tests need; installed
-# only when missing. (No redis-server: the embedded queue needs none.)
+# Debian packages the sandbox, the front-end build, the browser tests and the local cluster
+# (redis-server) need; installed only when missing.
 apt: $(STAMPS)/apt
 $(STAMPS)/apt:
 	@mkdir -p $(STAMPS)
@@ -27,6 +27,7 @@ $(STAMPS)/apt:
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs npm"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
@@ -83,6 +84,15 @@ PORT ?= 8000
 BACKEND ?= sandbox
 run: setup
 	JUDGE_BACKEND=$(BACKEND) $(BIN)/judge serve --host $(HOST) --port $(PORT)
+
+# The scaled-out platform on this machine (docs/CLUSTER.md): Redis, PostgreSQL 15, two
+# `judge worker` processes and `judge serve` on 127.0.0.1:$(PORT), all kept in .cluster/;
+# it keeps running after make returns, until `make cluster-stop`.
+cluster: setup
+	JUDGE_BACKEND=$(BACKEND) $(BIN)/python -m web.local_cluster start --port $(PORT)
+
+cluster-stop:
+	$(BIN)/python -m web.local_cluster stop
 
 test: setup lint typecheck
 	$(BIN)/python -m pytest -q

@@ -539,14 +539,18 @@ def live_pid(pid: int | None, marker: str) -> int | None:
     outlives its process, and the kernel hands the number to another one)."""
     if pid is None or pid <= 0:
         return None
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
-    except (OSError, IndexError, UnicodeDecodeError):
-        return None
-    if state[0] == "Z" or marker.encode() not in cmdline:
-        return None  # a zombie has exited; only its parent's wait is missing
-    return pid
+    # Just after exec the kernel may show an empty command line for a moment: look again.
+    for _ in range(40):
+        if exited(pid):
+            return None  # a zombie has exited too; only its parent's wait is missing
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return None
+        if cmdline:
+            return pid if marker.encode() in cmdline else None
+        time.sleep(0.025)
+    return None
 
 
 def terminate(
@@ -569,7 +573,7 @@ def terminate(
         if process is not None:
             if process.poll() is not None:
                 break
-        elif _gone(pid):
+        elif exited(pid):
             break
         time.sleep(0.05)
     else:
@@ -584,11 +588,11 @@ def terminate(
         process.wait()
     else:
         deadline = time.monotonic() + 10
-        while not _gone(pid) and time.monotonic() < deadline:
+        while not exited(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
 
 
-def _gone(pid: int) -> bool:
+def exited(pid: int) -> bool:
     """Exited (a zombie counts: it is only waiting for its parent to read its status)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
