@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 import redis
 from flask import Flask, g
-from web_helpers import make_config
+from web_helpers import make_config, make_user, state, submit
+from web_problem_fixture import GOOD
 
+from web import create_app
 from web.config import RateLimit
 from web.errors import ApiError, RateLimited, register_error_handlers
 from web.local_services import RedisServer, free_port
@@ -307,3 +309,64 @@ def test_make_limiter_keeps_memory_by_default_and_shares_redis_when_configured(
         two.hit("make-limiter", limit, "things")
     one.close()
     two.close()
+
+
+# -- through the app ----------------------------------------------------------------------
+
+
+def test_two_server_processes_share_a_learners_submission_limit(
+    tmp_path: Path, db_template: Path, problems_root: Path, redis_url: str
+) -> None:
+    """Two apps over one database and one Redis, as two `judge serve` processes."""
+    config = make_config(
+        tmp_path,
+        db_template,
+        problems_root,
+        ratelimit_url=redis_url,
+        submit_per_user=RateLimit(2, 600.0),
+        start_workers=False,
+    )
+    one, two = create_app(config), create_app(config)
+    try:
+        first, second = one.test_client(), two.test_client()
+        ada = make_user(first, "ada")
+        submit(first, ada, GOOD)
+        submit(second, ada, GOOD)
+        refused = second.post(
+            "/api/submissions", json={"problem": "add-two", "code": GOOD}, headers=ada.auth
+        )
+        assert refused.status_code == 429
+        assert (
+            refused.json is not None
+            and "at most 2 per 10 minutes" in refused.json["error"]["message"]
+        )
+    finally:
+        state(one).close()
+        state(two).close()
+
+
+def test_with_redis_unreachable_log_ins_get_503_and_reading_still_works(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    config = make_config(
+        tmp_path, db_template, problems_root, ratelimit_url=dead, start_workers=False
+    )
+    app = create_app(config)
+    try:
+        client = app.test_client()
+        register = client.post("/api/register", json={"username": "ada", "password": "pw-pw-pw-pw"})
+        assert register.status_code == 503
+        assert register.headers["Retry-After"] == "5"
+        assert register.json is not None and register.json["error"]["code"] == "limits_unavailable"
+        zh = client.post(
+            "/api/token",
+            json={"username": "ada", "password": "pw-pw-pw-pw"},
+            headers={"Accept-Language": "zh-CN"},
+        )
+        assert zh.status_code == 503
+        assert zh.json is not None and "秒后重试" in zh.json["error"]["message"]
+        assert client.get("/api/problems").status_code == 200
+        assert client.get("/").status_code == 200
+    finally:
+        state(app).close()
