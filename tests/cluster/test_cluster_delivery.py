@@ -1,0 +1,88 @@
+"""Submissions through real Celery workers: judged once each, routed by capability, and a
+task delivered twice still stores one verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cluster_harness import GOOD, SLOW, WRONG, Cluster, register, submit, wait_for
+
+from web.celery_queue import TASK_JUDGE, make_celery
+from web.local_services import RedisServer, missing_binaries
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(missing_binaries()), reason=f"missing {missing_binaries()}"),
+]
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, postgres_url: str) -> Iterator[Cluster]:
+    redis = RedisServer(tmp_path / "redis")
+    redis.start()
+    cluster = Cluster(tmp_path, redis, postgres_url)
+    yield cluster
+    cluster.close()
+    redis.stop()
+
+
+def test_submissions_through_two_workers_are_each_judged_once(cluster: Cluster) -> None:
+    cluster.start_worker("a")
+    cluster.start_worker("b")
+    client = cluster.app()
+    people = [register(client, name) for name in ("ada", "bob", "cyd")]
+    ids = {}
+    for n, who in enumerate(people):
+        for code in (WRONG, SLOW if n == 0 else GOOD, GOOD + f"# again {n}\n"):
+            ids[submit(client, who, code)] = who.username
+    rows = cluster.wait_judged(list(ids))
+    assert sorted(r.verdict for r in rows.values()) == ["AC"] * 6 + ["WA"] * 3
+    judgings = cluster.judgings()
+    assert {sid: len(judgings.get(sid, [])) for sid in ids} == dict.fromkeys(ids, 1)
+    assert {worker for records in judgings.values() for _, worker in records} <= {"a", "b"}
+    # Each solved one problem once: 100 points each, the wrong first try a penalty only.
+    assert [(points, solved) for _, points, solved in cluster.standings()] == [(100, 1)] * 3
+    board = client.get("/api/leaderboard").json["entries"]
+    assert sorted(e["user"] for e in board) == ["ada", "bob", "cyd"]
+
+
+def test_a_task_delivered_twice_stores_one_verdict(cluster: Cluster) -> None:
+    cluster.start_worker("a", concurrency=2)
+    client = cluster.app()
+    ada = register(client, "ada")
+    sid = submit(client, ada, SLOW)
+    celery = make_celery(cluster.config())
+    try:
+        celery.send_task(TASK_JUDGE, args=[sid], queue="cpu")  # the same id again, at once
+        celery.send_task(TASK_JUDGE, args=["not an id"], queue="cpu")  # not ours: dropped
+    finally:
+        celery.close()
+    rows = cluster.wait_judged([sid])
+    assert rows[sid].verdict == "AC"
+    wait_for(lambda: "dropping a judge task" in cluster.worker_log("a"), 30, "the bad task")
+    assert cluster.judgings() == {sid: [(1, "a")]}
+    assert rows[sid].attempts == 1
+
+
+def test_a_gpu_submission_never_runs_on_a_worker_without_a_gpu(cluster: Cluster) -> None:
+    import redis
+
+    cluster.start_worker("cpu-only")
+    client = cluster.app()
+    ada = register(client, "ada")
+    on_gpu = submit(client, ada, GOOD, problem="add-on-gpu")
+    celery = make_celery(cluster.config())
+    try:  # a misrouted copy lands on the cpu queue: the worker must send it back, not judge
+        celery.send_task(TASK_JUDGE, args=[on_gpu], queue="cpu")
+    finally:
+        celery.close()
+    after = submit(client, ada, GOOD)
+    cluster.wait_judged([after])
+    wait_for(lambda: "sent back to its queue" in cluster.worker_log("cpu-only"), 30, "send back")
+    assert cluster.rows([on_gpu])[on_gpu].status == "queued"
+    with redis.Redis.from_url(cluster.redis.url) as broker:
+        assert broker.llen("gpu") >= 1  # waiting for a worker with a GPU
+    assert on_gpu not in cluster.judgings()
