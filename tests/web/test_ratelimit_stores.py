@@ -330,10 +330,11 @@ def test_two_server_processes_share_a_learners_submission_limit(
     try:
         first, second = one.test_client(), two.test_client()
         ada = make_user(first, "ada")
-        submit(first, ada, GOOD)
-        submit(second, ada, GOOD)
+        codes = [f"{GOOD}\n# try {n}\n" for n in range(3)]  # three different submissions
+        submit(first, ada, codes[0])
+        submit(second, ada, codes[1])
         refused = second.post(
-            "/api/submissions", json={"problem": "add-two", "code": GOOD}, headers=ada.auth
+            "/api/submissions", json={"problem": "add-two", "code": codes[2]}, headers=ada.auth
         )
         assert refused.status_code == 429
         assert (
