@@ -160,7 +160,7 @@ class RedisRateLimiter:
         url: str,
         *,
         prefix: str = KEY_PREFIX,
-        timeout_s: float = 1.0,
+        timeout_s: float = 2.0,
         clock: Callable[[], float] | None = None,
     ) -> None:
         """`clock` (seconds) replaces the Redis server's TIME: tests step time by hand."""
