@@ -23,12 +23,14 @@ from judge.grading import grade
 from judge.outcome import Outcome, OutcomeKind
 from judge.quiz import PublicQuestion, judge_public_answers
 from judge.report import CaseResult, Report
+from judge.reproduce import Reproducer
 from judge.source import validate_source
 from judge.spec import ProblemKind
+from judge.textcap import bounded
 from judge.verdict import Verdict, overall
 from judge.wire import ObservationTypeError, decode, normalize
 
-OUTPUT_CAP = 64 * 1024
+OUTPUT_CAP = 64 * 1024  # characters of each stream a report keeps, per case and in all
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +102,18 @@ def judge_prepared(bundle: PreparedBundle | PreparedQuiz, source: str) -> Report
         return _report(
             bundle, outcome.verdict, outcome.cases, outcome.compile_error, time_ms=outcome.time_ms
         )
-    out, err = io.StringIO(), io.StringIO()
+    out, err = _Output(), _Output()
     start = time.perf_counter()
+    reproducer = Reproducer(bundle.slug, bundle.driver)
     with redirect_stdout(out), redirect_stderr(err):
         driver = types.ModuleType("cases")
         exec(compile(bundle.driver, "cases.py", "exec"), driver.__dict__)
         sub, load_error = load_submission(source, list(bundle.names))
-        results = () if sub is None else tuple(_run(driver, sub, c) for c in bundle.cases)
+        results = (
+            ()
+            if sub is None
+            else tuple(_run(driver, sub, c, (out, err), reproducer) for c in bundle.cases)
+        )
     sys.modules.pop("submission", None)
     elapsed = (time.perf_counter() - start) * 1000
     output = (out.getvalue(), err.getvalue(), elapsed)
@@ -118,7 +125,52 @@ def judge_prepared(bundle: PreparedBundle | PreparedQuiz, source: str) -> Report
     return _report(bundle, verdict, results, None, *output)
 
 
-def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase) -> CaseResult:
+class _Output(io.StringIO):
+    """A stream's whole text, and apart from it what is written while one case runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.case: list[str] | None = None
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.case is not None:
+            self.case.append(text)
+        return written
+
+    def open_case(self) -> None:
+        self.case = []
+
+    def close_case(self) -> str:
+        parts, self.case = self.case or [], None
+        return bounded("".join(parts), OUTPUT_CAP)
+
+
+def _run(
+    driver: types.ModuleType,
+    sub: types.ModuleType,
+    prepared: PreparedCase,
+    streams: tuple[_Output, _Output],
+    reproducer: Reproducer,
+) -> CaseResult:
+    """One case, with what it printed kept apart from the other cases' output."""
+    for stream in streams:
+        stream.open_case()
+    try:
+        outcome = _outcome(driver, sub, prepared)
+    finally:
+        stdout, stderr = (stream.close_case() for stream in streams)
+    outcome = outcome.with_output(stdout, stderr)
+    if outcome.kind is OutcomeKind.RESULT and outcome.observation is _IDENTICAL:
+        return CaseResult(prepared.case.name, True, Verdict.AC, outcome.time_ms,
+                          stdout=stdout, stderr=stderr)  # fmt: skip
+    return grade(prepared.case, outcome, decode(prepared.expected, []), reproducer)
+
+
+_IDENTICAL = object()  # the observation of an answer identical to the expected one
+
+
+def _outcome(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase) -> Outcome:
     case = prepared.case
     t0 = time.perf_counter()
     try:
@@ -126,15 +178,14 @@ def _run(driver: types.ModuleType, sub: types.ModuleType, prepared: PreparedCase
     except KeyboardInterrupt:
         raise  # the page's Stop button interrupts the worker this way
     except BaseException as exc:  # noqa: BLE001 - the learner's exception is a result, not a crash
-        return grade(case, _error_outcome(case, exc, t0), None)
+        return _error_outcome(case, exc, t0)
     elapsed = (time.perf_counter() - t0) * 1000
-    if _json_text(value) == prepared.expected_text and _plain(value):  # identical answer
-        return CaseResult(case.name, True, Verdict.AC, elapsed)
+    if _json_text(value) == prepared.expected_text and _plain(value):  # the fast path
+        return Outcome(OutcomeKind.RESULT, elapsed, observation=_IDENTICAL)
     try:
-        outcome = Outcome(OutcomeKind.RESULT, elapsed, observation=normalize(value))
+        return Outcome(OutcomeKind.RESULT, elapsed, observation=normalize(value))
     except ObservationTypeError as exc:
-        outcome = Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=str(exc))
-    return grade(case, outcome, decode(prepared.expected, []))
+        return Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=str(exc))
 
 
 def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
@@ -201,8 +252,8 @@ def _report(
         cases=cases,
         time_ms=time_ms,
         compile_error=compile_error,
-        stdout=stdout[:OUTPUT_CAP],
-        stderr=stderr[:OUTPUT_CAP],
+        stdout=bounded(stdout, OUTPUT_CAP),
+        stderr=bounded(stderr, OUTPUT_CAP),
         seed="public",
         environment={
             "launcher": "browser",

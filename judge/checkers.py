@@ -17,13 +17,16 @@ from types import ModuleType
 
 from judge.errors import BadReference
 from judge.tensor import FLOAT_DTYPES, TensorData
+from judge.textcap import bounded
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
 CHECKER_KINDS = ("exact", "value", "float", "tensor")
-MAX_SHOWN = 300
+# A value is shown whole up to this many characters: a trace step's state is a few hundred,
+# and only a returned value (the submission's choice) is ever longer.
+MAX_SHOWN = 8000
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,7 @@ class Mismatch:
     # The reason for hidden cases when `reason` quotes something the submission chose (a
     # length, a key, an index, an error size): a submission could put a hidden input there.
     hidden_reason: str | None = None
+    step_index: int | None = None  # the 17 of `step`: which step of the trace differs first
 
     def describe(self, reveal: bool, with_values: bool = True) -> str:
         """One line for people; details and values only when `reveal` (public cases)."""
@@ -67,14 +71,15 @@ class Mismatch:
 
 
 def show(value: object) -> str:
-    """A bounded repr for messages."""
+    """A repr for messages, whole unless it is longer than MAX_SHOWN (then it says how much
+    was cut)."""
     if type(value) is int and value.bit_length() > 1000:  # repr() refuses past 4300 digits
         return f"an int of {value.bit_length()} bits"
     try:
         text = value.describe() if isinstance(value, TensorData) else repr(value)
     except (ValueError, RecursionError):  # an int too long to print, deep nesting
         return f"{_kind_name(value)} too large to show"
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+    return bounded(text, MAX_SHOWN)
 
 
 _KIND_NAMES = {
@@ -189,7 +194,7 @@ def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
         step = f"step {index} ({expected_item['op']})"
         return Mismatch(
             found.where, found.reason, found.got, found.expected, step, found.detail,
-            found.hidden_reason,
+            found.hidden_reason, index,
         )  # fmt: skip
     return found
 

@@ -16,9 +16,14 @@ import types
 
 from judge.protocol import FrameReader, encode_frame, read_frame, write_frame
 from judge.tensor import TensorData
+from judge.textcap import bounded
 from judge.wire import ObservationTypeError, encode
 
 SUBMISSION_FILE = "submission.py"
+# An exception's message and a traceback are the submission's text and could be megabytes:
+# past these they are cut, with a note of how much (the parent allows a little more).
+MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 4000
 _CLEAN_BUILTINS = dict(builtins.__dict__)
 _SOURCE_LINES: list[
     str
@@ -69,6 +74,7 @@ def _load(
     sys.modules["cases"] = driver
     sub, error = load_submission(str(header["source"]), [str(n) for n in header["names"]])  # type: ignore[attr-defined]
     _restore_builtins()
+    _flush_output()  # what loading printed is no case's: out before the first case starts
     write_frame(result_fd, encode_frame(error or {"type": "loaded"}))
     return driver, sub
 
@@ -116,7 +122,7 @@ def _load_error(kind: str, line: int | None, message: str, tb: str = "") -> dict
         "type": "load_error",
         "kind": kind,
         "line": line,
-        "message": message[:2000],
+        "message": bounded(message, MESSAGE_CHARS),
         "traceback": tb,
     }
 
@@ -157,8 +163,8 @@ def _restore_builtins() -> None:
 
 def error_answer(name: object, exc: BaseException) -> dict[str, object]:
     """The `error` answer for case `name`, whose run raised `exc`: the exception's type, its
-    message (at most 2,000 characters), and the line and traceback in the submission's own
-    code (the judge's frames left out). Also what the browser judge reports."""
+    message (past 2,000 characters cut, saying so), and the line and traceback in the
+    submission's own code (the judge's frames left out). Also what the browser judge reports."""
     try:
         message = f"{type(exc).__name__}: {exc}"
     except BaseException:
@@ -167,7 +173,7 @@ def error_answer(name: object, exc: BaseException) -> dict[str, object]:
         "type": "error",
         "name": name,
         "exception": type(exc).__name__,
-        "message": message[:2000],
+        "message": bounded(message, MESSAGE_CHARS),
         "line": _submission_line(exc),
         "traceback": _submission_traceback(exc),
     }
@@ -200,7 +206,8 @@ def _submission_traceback(exc: BaseException) -> str:
     for lineno, name in _submission_frames(exc)[-50:]:
         text = source[lineno - 1].strip() if 0 < lineno <= len(source) else ""
         lines.append(f'  File "{SUBMISSION_FILE}", line {lineno}, in {name}\n    {text}')
-    return "\n".join(["Traceback (most recent call last):", *lines])[:4000] if lines else ""
+    text = "\n".join(["Traceback (most recent call last):", *lines])
+    return bounded(text, TRACEBACK_CHARS) if lines else ""
 
 
 def _flush_output() -> None:

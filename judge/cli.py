@@ -32,6 +32,7 @@ from judge.verdict import Verdict
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.interfaces import Launcher
+    from judge.report import CaseResult, Report
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130
@@ -156,6 +157,15 @@ def build_parser(
     p.add_argument("slug")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--show-test",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="CASE",
+        help="print only a Python test that reproduces the failing public case CASE "
+        "(default: the first one); give it after the file",
+    )
     if sandbox is not None:
         p.add_argument(
             "--sandbox", action="store_true", help="judge inside the sandbox the server uses"
@@ -310,6 +320,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.judging import judge_source
     from judge.render import print_report
 
+    if args.json and args.show_test is not None:
+        raise UsageError("--json and --show-test print different things: give one of them")
     problem = ProblemSet(args.problems).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
@@ -321,12 +333,41 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     progress = None if args.json or not sys.stderr.isatty() else _progress
-    report = judge_source(problem, source, seed=args.seed, launcher=launcher, progress=progress)
+    report = judge_source(
+        problem, source, seed=args.seed, launcher=launcher, progress=progress,
+        solution=str(args.file),
+    )  # fmt: skip
     if args.json:
         _print_json(report.to_dict())
+    elif args.show_test is not None:
+        print(_failing_case(report, args.show_test).test)
     else:
-        print_report(report, problem, _default_lang())
+        quoted = f"{shlex.quote(problem.slug)} {shlex.quote(str(args.file))}"
+        show_test = _command(args.invocation, args.problems, f"run {quoted} --show-test")
+        print_report(report, problem, _default_lang(), show_test)
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
+
+
+def _failing_case(report: Report, name: str) -> CaseResult:
+    """The case `--show-test` names (the first failing public one for ""), if it has a test."""
+    public = [c for c in report.cases if c.public]
+    if not name:
+        failing = next((c for c in public if c.test is not None), None)
+        if failing is None:
+            raise UsageError("no public case failed: there is no test to show")
+        return failing
+    case = next((c for c in report.cases if c.name == name), None)
+    if case is None:
+        names = ", ".join(c.name for c in public[:8]) + (", ..." if len(public) > 8 else "")
+        raise UsageError(f"this run has no case {name!r} (its public cases: {names})")
+    if not case.public:
+        raise UsageError(f"case {name!r} is hidden: only a public case's input can be shown")
+    if case.verdict in (Verdict.AC, None):
+        state = "passed" if case.verdict is Verdict.AC else "was not run"
+        raise UsageError(f"case {name!r} {state}: a test is written for a failing case")
+    if case.test is None:
+        raise UsageError(f"case {name!r}'s test would be too long to print; `--json` has its input")
+    return case
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from judge.case_input import case_input
 from judge.cases import Case
 from judge.checkers import check
 from judge.errors import BadReference
@@ -9,20 +12,41 @@ from judge.outcome import ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.reproduce import Reproducer
 
-def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
-    """The verdict for one case; got/expected are only ever attached to public cases."""
+
+def grade(
+    case: Case, outcome: Outcome, expected: object, reproducer: Reproducer | None = None
+) -> CaseResult:
+    """The verdict for one case. Only a public case ever gets got/expected, what it
+    printed and, when it fails, its input and (with a `reproducer`) a test reproducing it."""
+    result, step = _grade(case, outcome, expected)
+    if not case.public:
+        return result
+    if outcome.stdout or outcome.stderr:
+        result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
+    if result.verdict in (Verdict.AC, None):
+        return result
+    shown = case_input(case.args, expected, step)
+    test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
+    return replace(result, input=shown, test=test)
+
+
+def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, int | None]:
+    """The result, and the trace step that differs first where a checker names one."""
     if outcome.kind is OutcomeKind.RESULT:
         try:
             mismatch = check(outcome.observation, expected, case.check)
         except BadReference:
             raise  # the judge's fault: an IE report, never a WA
         except Exception as exc:  # noqa: BLE001 - whatever the data did, it was submitted
-            return _result(case, outcome, Verdict.WA, _uncomparable(exc))
+            return _result(case, outcome, Verdict.WA, _uncomparable(exc)), None
         if mismatch is None:
-            return _result(case, outcome, Verdict.AC)
+            return _result(case, outcome, Verdict.AC), None
         reveal = case.public
-        return CaseResult(
+        result = CaseResult(
             name=case.name,
             public=case.public,
             verdict=Verdict.WA,
@@ -31,12 +55,13 @@ def grade(case: Case, outcome: Outcome, expected: object) -> CaseResult:
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
         )
+        return result, mismatch.step_index
     if outcome.kind is OutcomeKind.SKIPPED:
-        return _result(case, outcome, None, "not run")
+        return _result(case, outcome, None, "not run"), None
     verdict, message = describe_failure(outcome)
     if not case.public:
-        return _hidden_failure(case, outcome, verdict, message)
-    return _result(case, outcome, verdict, message)
+        return _hidden_failure(case, outcome, verdict, message), None
+    return _result(case, outcome, verdict, message), None
 
 
 def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: str) -> CaseResult:

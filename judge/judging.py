@@ -23,6 +23,7 @@ from judge.launch import LocalLauncher
 from judge.limits import CpuAllowance, Limits
 from judge.outcome import Outcome
 from judge.report import CaseResult, Report
+from judge.reproduce import Reproducer
 from judge.session import Progress, Session, SessionResult
 from judge.source import validate_source
 from judge.spec import ProblemKind, ProblemSpec
@@ -47,11 +48,13 @@ def judge_source(
     budget: ResultBudget | None = None,
     cpu: dict[str, CpuAllowance] | None = None,
     cases: list[Case] | None = None,
+    solution: str = "",
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
     `expected`, `budget` and `cpu` (the calibrated cases' allowances) may come from a cache
-    (the runner's); else they are computed here."""
+    (the runner's); else they are computed here. `solution` names the learner's file in the
+    tests that reproduce failing public cases (default: the name `judge init` writes)."""
     source = validate_source(source)
     if problem.kind is ProblemKind.QUIZ:
         return judge_quiz(problem, source, seed)
@@ -59,7 +62,10 @@ def judge_source(
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
-        result, graded = _run_child(problem, source, cases, launcher, limits, run, progress)
+        reproducer = Reproducer(problem.slug, problem.cases_source(), solution)
+        result, graded = _run_child(
+            problem, source, cases, launcher, limits, run, progress, reproducer
+        )
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         import traceback
 
@@ -147,13 +153,14 @@ def _run_child(
     limits: Limits,
     run: TrustedInputs,
     progress: Progress | None,
+    reproducer: Reproducer,
 ) -> tuple[SessionResult, list[CaseResult]]:
     """Run the cases in a child; each is graded the moment its answer arrives."""
     if launcher is not None:  # it brings its own working place (the sandbox's /box)
-        return _drive(problem, source, cases, launcher, limits, run, progress)
+        return _drive(problem, source, cases, launcher, limits, run, progress, reproducer)
     with WorkDir() as workdir:
         local = LocalLauncher(workdir.path)
-        return _drive(problem, source, cases, local, limits, run, progress)
+        return _drive(problem, source, cases, local, limits, run, progress, reproducer)
 
 
 def _drive(
@@ -164,6 +171,7 @@ def _drive(
     limits: Limits,
     run: TrustedInputs,
     progress: Progress | None,
+    reproducer: Reproducer,
 ) -> tuple[SessionResult, list[CaseResult]]:
     if run.cpu is None and problem.cpu_rule is not None:
         from judge.calibration import calibrate  # only problems with calibrated cases
@@ -177,7 +185,7 @@ def _drive(
         graded: list[CaseResult] = []
 
         def grade_now(case: Case, outcome: Outcome) -> None:
-            graded.append(grade(case, outcome, want[case.name]))
+            graded.append(grade(case, outcome, want[case.name], reproducer))
 
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 
@@ -41,18 +41,16 @@ class Outcome:
     traceback: str = ""
     exit: ExitInfo | None = None
     cpu_s: float | None = None  # CPU time the kernel counted for the job on this case
+    # What it printed while this case ran (the parent tells cases apart; judge/session.py).
+    stdout: str = ""
+    stderr: str = ""
 
     def without_observation(self) -> Outcome:
         """The same outcome, its observation dropped once graded."""
-        if self.observation is None:
-            return self
-        return Outcome(
-            self.kind, self.time_ms, None, self.message, self.exception, self.line,
-            self.traceback, self.exit, self.cpu_s,
-        )  # fmt: skip
+        return self if self.observation is None else replace(self, observation=None)
 
     def with_cpu(self, cpu_s: float | None) -> Outcome:
-        return Outcome(
-            self.kind, self.time_ms, self.observation, self.message, self.exception, self.line,
-            self.traceback, self.exit, cpu_s,
-        )  # fmt: skip
+        return replace(self, cpu_s=cpu_s)
+
+    def with_output(self, stdout: str, stderr: str) -> Outcome:
+        return replace(self, stdout=stdout, stderr=stderr)

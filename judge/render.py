@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import sys
+import textwrap
 import unicodedata
 from collections.abc import Sequence
 
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
+from judge.textcap import bounded
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -20,8 +24,48 @@ if TYPE_CHECKING:
     from judge.questions import Question
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
-MAX_MESSAGE = 70
-MAX_OUTPUT_SHOWN = 2000
+# What a submission printed is shown whole up to this many characters of each block (it
+# may print a megabyte); `--json` has all the report holds.
+MAX_OUTPUT_SHOWN = 64 * 1024
+# A case's got/expected join its row in the table when they are this short together; the
+# first failure shows them whole either way.
+ROW_VALUES = 80
+MIN_MESSAGE_WIDTH = 30  # a message column narrower than this wraps at this width anyway
+
+# The labels this module adds to a report, in both languages (`judge run` follows $LANG).
+LABELS = {
+    "input": {"en": "input:", "zh": "输入："},
+    "omitted": {
+        "en": "the arguments are {chars:,} characters of JSON, too long to show here",
+        "zh": "参数的 JSON 有 {chars:,} 个字符，太长，这里不显示",
+    },
+    "steps": {
+        "en": "calls, steps 0-{step} (step {step} is the first that differs):",
+        "zh": "调用，第 0-{step} 步（第 {step} 步是第一个不同的步骤）：",
+    },
+    "cut": {
+        "en": "(the trace {key!r} is shown up to step {step} of its {length} operations)",
+        "zh": "（轨迹 {key!r} 只显示到第 {step} 步，共 {length} 个操作）",
+    },
+    "state_before": {
+        "en": "state before step {step} (got and expected agree):",
+        "zh": "第 {step} 步之前的状态（实际与期望一致）：",
+    },
+    "printed": {"en": "printed during case {name}", "zh": "用例 {name} 运行时的打印输出"},
+    "reproduce": {
+        "en": "reproduce it as a test: {command}",
+        "zh": "把它复现为测试：{command}",
+    },
+    "all_output": {
+        "en": "your {stream} (all of it, in order)",
+        "zh": "你的 {stream}（全部，按顺序）",
+    },
+}
+
+
+def say(label: str, lang: str, **fields: object) -> str:
+    texts = LABELS[label]
+    return (texts.get(lang) or texts["en"]).format(**fields)
 
 
 def clean(text: str) -> str:
@@ -33,17 +77,41 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], wrap_last: bool = False) -> str:
+    """Columns padded to their widest cell. With `wrap_last`, the last column wraps onto
+    more lines to fit the terminal ($COLUMNS, else 100) instead of running past it; no
+    cell is ever cut."""
+    count = len(header)
+    if wrap_last:
+        widths = [max(width(r[i]) for r in [header, *rows]) for i in range(count - 1)]
+        room = shutil.get_terminal_size((100, 24)).columns - sum(widths) - 2 * (count - 1)
+        last = max(MIN_MESSAGE_WIDTH, room)
+        rows = [[*r[:-1], "\n".join(_wrapped(r[-1], last))] for r in rows]
+    widths = [
+        max(width(line) for r in [header, *rows] for line in r[i].split("\n")) for i in range(count)
+    ]
     lines = []
     for row in [header, *rows]:
-        cells = [cell + " " * (w - width(cell)) for cell, w in zip(row, widths, strict=True)]
-        lines.append("  ".join(cells).rstrip())
+        parts = [cell.split("\n") for cell in row]
+        for k in range(max(len(p) for p in parts)):
+            cells = [p[k] if k < len(p) else "" for p in parts]
+            padded = [c + " " * (w - width(c)) for c, w in zip(cells, widths, strict=True)]
+            lines.append("  ".join(padded).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def print_report(report: Report, problem: ProblemSpec, lang: str = "en") -> None:
+def _wrapped(text: str, columns: int) -> list[str]:
+    """`text` in lines of at most `columns` characters; every character kept (a word longer
+    than a line is broken, never dropped)."""
+    return textwrap.wrap(text, columns, break_on_hyphens=False) or [""]
+
+
+def print_report(
+    report: Report, problem: ProblemSpec, lang: str = "en", show_test: str | None = None
+) -> None:
+    """The report as text. `show_test`: the command that prints a case's test, ending in
+    the option (`judge run SLUG FILE --show-test`), named next to the first failure."""
     out = sys.stdout
     if report.compile_error is not None:
         error = report.compile_error
@@ -64,12 +132,14 @@ def print_report(report: Report, problem: ProblemSpec, lang: str = "en") -> None
             table(
                 ("#", "case", "verdict", "time", "message"),
                 [_row(i, c) for i, c in enumerate(report.cases, 1)],
+                wrap_last=True,
             ),
             file=out,
         )
-        _print_failure(report.first_failure)
+        _print_failure(report.first_failure, lang, show_test)
         _print_explanations(report, lang)
-    _print_output(report)
+        _print_case_output(report, lang)
+    _print_output(report, lang)
     passed = f"{report.passed}/{len(report.cases)} cases passed"
     summary = f"{report.verdict.value}  {report.verdict.label}: {passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
@@ -91,24 +161,60 @@ def speed_line(speed: SpeedResult) -> str:
 
 def _row(i: int, case: CaseResult) -> list[str]:
     message = clean(case.message)
-    if case.got is not None:
-        message += f": got {clean(case.got)}, expected {clean(str(case.expected))}"
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 1] + "…"
+    got, expected = case.got, case.expected
+    if got is not None and len(got) + len(str(expected)) <= ROW_VALUES:
+        message += f": got {clean(got)}, expected {clean(str(expected))}"
     verdict = case.verdict.value if case.verdict else "—"
     return [str(i), case.name, verdict, f"{case.time_ms:.1f} ms", message]
 
 
-def _print_failure(case: CaseResult | None) -> None:
+def _print_failure(case: CaseResult | None, lang: str, show_test: str | None) -> None:
     if case is None:
         return
     print(f"\nfirst failure: {case.name} ({case.verdict.label if case.verdict else ''})")
     print(f"  {clean(case.message)}")
     if case.got is not None:
-        print(f"  got:      {clean(case.got)}")
-        print(f"  expected: {clean(str(case.expected))}")
+        print(f"  got:      {_indented(clean(case.got), 12)}")
+        print(f"  expected: {_indented(clean(str(case.expected)), 12)}")
     if case.traceback:
         print("  " + clean(case.traceback).replace("\n", "\n  "))
+    if case.input is not None:
+        print("\n".join(input_lines(case, lang)))
+    if case.test is not None and show_test:
+        print("\n  " + say("reproduce", lang, command=f"{show_test} {case.name}"))
+
+
+def input_lines(case: CaseResult, lang: str) -> list[str]:
+    """A failing public case's input: its arguments and, for a trace, the calls up to the
+    step that differs and the state before it."""
+    shown = case.input
+    if shown is None:
+        return []
+    lines = ["  " + say("input", lang)]
+    if shown.args is None:
+        lines.append("    " + say("omitted", lang, chars=shown.omitted_chars))
+    else:
+        lines.append("    " + _indented(_json(shown.args), 4))
+    if shown.step is not None and shown.ops:
+        lines.append("  " + say("steps", lang, step=shown.step))
+        lines += [f"    {i:>3}  {clean(op)}" for i, op in enumerate(shown.ops)]
+        if shown.trace_key is not None and shown.trace_length > shown.step + 1:
+            cut = say("cut", lang, key=shown.trace_key, step=shown.step, length=shown.trace_length)
+            lines.append("  " + cut)
+    if shown.state_before is not None and shown.step is not None:
+        lines.append("  " + say("state_before", lang, step=shown.step))
+        lines.append("    " + _indented(_json(shown.state_before), 4))
+    return lines
+
+
+def _json(value: object) -> str:
+    """Arguments and states as compact JSON, one line where it fits."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 96 else json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def _indented(text: str, by: int) -> str:
+    return text.replace("\n", "\n" + " " * by)
 
 
 def _print_explanations(report: Report, lang: str) -> None:
@@ -147,11 +253,26 @@ def quiz_text(questions: Sequence[Question], lang: str) -> str:
     return "\n\n" + "\n\n".join(blocks)
 
 
-def _print_output(report: Report) -> None:
+def _print_case_output(report: Report, lang: str) -> None:
+    """What each public case printed, under its name."""
+    for case in report.cases:
+        for name, text in (("stdout", case.stdout), ("stderr", case.stderr)):
+            if text.strip():
+                title = say("printed", lang, name=case.name)
+                print(f"\n{title} ({name}):\n  " + _block(text))
+
+
+def _print_output(report: Report, lang: str) -> None:
+    """Everything printed, in order, unless the cases' own blocks above already held it all."""
     for name, text in (("stdout", report.stdout), ("stderr", report.stderr)):
-        if text.strip():
-            shown = clean(text[:MAX_OUTPUT_SHOWN])
-            more = "\n  …" if len(text) > MAX_OUTPUT_SHOWN else ""
-            print(f"\nyour {name}:\n  " + shown.rstrip().replace("\n", "\n  ") + more)
+        by_case = sum(len(getattr(c, name)) for c in report.cases)
+        if text.strip() and by_case < len(text):
+            print(f"\n{say('all_output', lang, stream=name)}:\n  " + _block(text))
     if report.output_withheld:
         print("\noutput printed during the hidden cases is withheld (it could reveal their inputs)")
+
+
+def _block(text: str) -> str:
+    """Printed text, indented; whole up to MAX_OUTPUT_SHOWN characters, else saying how
+    much more there is."""
+    return clean(bounded(text, MAX_OUTPUT_SHOWN)).rstrip().replace("\n", "\n  ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.case_input import CaseInput
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -24,6 +25,14 @@ class CaseResult:
     traceback: str = ""
     # A quiz question answered correctly: why it is right, {"zh", "en"}; None otherwise.
     explanation: dict[str, str] | None = None
+    # A failing public case only (never a hidden one): what the driver was given, and a
+    # snippet of Python that reproduces the case (judge/case_input.py, judge/reproduce.py).
+    input: CaseInput | None = None
+    test: str | None = None
+    # What the submission printed while this case ran; public cases only (hidden cases'
+    # output is withheld, see Report).
+    stdout: str = ""
+    stderr: str = ""
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -41,6 +50,15 @@ class CaseResult:
             out["traceback"] = self.traceback
         if self.explanation is not None:
             out["explanation"] = dict(self.explanation)
+        if self.public:  # the core never sets these on a hidden case; this keeps it so
+            if self.input is not None:
+                out["input"] = self.input.to_dict()
+            if self.test is not None:
+                out["test"] = self.test
+            if self.stdout:
+                out["stdout"] = self.stdout
+            if self.stderr:
+                out["stderr"] = self.stderr
         return out
 
     @classmethod
@@ -57,6 +75,10 @@ class CaseResult:
             line=data.get("line"),  # type: ignore[arg-type]
             traceback=str(data.get("traceback", "")),
             explanation=_explanation(data.get("explanation")),
+            input=CaseInput.from_dict(data["input"]) if data.get("input") is not None else None,
+            test=str(data["test"]) if data.get("test") is not None else None,
+            stdout=str(data.get("stdout", "")),
+            stderr=str(data.get("stderr", "")),
         )
 
 
@@ -77,6 +99,8 @@ class Report:
     cases: tuple[CaseResult, ...]
     time_ms: float = 0.0
     compile_error: dict[str, object] | None = None
+    # Everything the submission printed, in order (each public case's part is also on its
+    # CaseResult), up to the first hidden case.
     stdout: str = ""
     stderr: str = ""
     seed: str = "public"  # "public" or "secret"; the secret itself is never recorded here

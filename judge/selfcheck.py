@@ -307,7 +307,7 @@ def print_checks(results: list[ProblemCheck]) -> None:
     rows = []
     for result in results:
         for check in result.checks:
-            rows.append([result.slug, "ok" if check.ok else "FAIL", check.name, check.detail[:90]])
+            rows.append([result.slug, "ok" if check.ok else "FAIL", check.name, check.detail])
     print(table(("problem", "", "check", "detail"), rows))
     bad = [r.slug for r in results if not r.ok]
     print(

@@ -20,6 +20,7 @@ from judge.errors import FrameTooLarge, ProtocolError
 from judge.limits import CpuAllowance, Limits
 from judge.outcome import Outcome, OutcomeKind
 from judge.protocol import Frame, FrameReader, encode_frame
+from judge.textcap import bounded
 from judge.wire import MAX_ITEMS, TooManyItems, decode
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -61,9 +62,24 @@ class _Streams:
     withheld_stderr: bytearray = field(default_factory=bytearray)
     withholding: bool = False  # set when the first hidden case is sent
     total: dict[int, int] = field(default_factory=dict)
+    # Where the public case now running has its stdout and stderr begin (offsets into
+    # stdout and stderr), None between cases: the bytes that arrive from its request to
+    # its answer are its own, as the child flushes before it answers.
+    case_start: tuple[int, int] | None = None
 
     def exceeded(self) -> bool:
         return any(n > self.cap for n in self.total.values())
+
+    def open_case(self) -> None:
+        self.case_start = None if self.withholding else (len(self.stdout), len(self.stderr))
+
+    def close_case(self) -> tuple[str, str]:
+        """What the case that was running printed (already counted in stdout and stderr)."""
+        start, self.case_start = self.case_start, None
+        if start is None:
+            return "", ""
+        out, err = self.stdout[start[0] :], self.stderr[start[1] :]
+        return out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 class Session:
@@ -119,6 +135,7 @@ class Session:
         got = self._exchange(encode_frame(load), start + self.allowance)
         if isinstance(got, Outcome):  # the child died or stalled before it could load anything
             return self._finish(start, None, [_SKIPPED] * len(cases), startup=got)
+        self._drain_output()  # what loading printed, flushed before the child answered
         if got.header.get("type") == "load_error":
             error = _load_error(got.header, self.max_line)
             return self._finish(start, error, [_SKIPPED] * len(cases))
@@ -155,8 +172,30 @@ class Session:
         cpu_end = cpu0 + allowance.seconds if allowance is not None and cpu0 is not None else None
         t0 = time.monotonic()
         deadline = min(t0 + self.limits.time_per_case_s, budget_end)
+        self.streams.open_case()
         got = self._exchange(encode_frame(case.to_request()), deadline, cpu_end)
         elapsed = (time.monotonic() - t0) * 1000
+        self._drain_output()  # flushed before the answer, so already in the pipes
+        printed = self.streams.close_case()
+        outcome = self._outcome(case, got, elapsed, cpu0, allowance, cpu_end)
+        if self.streams.exceeded() and outcome.kind not in _FATAL:
+            # What it printed just before answering took it over the limit: this case's doing.
+            self.handle.kill()
+            outcome = Outcome(OutcomeKind.OUTPUT_LIMIT, elapsed, message=self._too_much_output())
+        return outcome.with_output(*printed)
+
+    def _too_much_output(self) -> str:
+        return f"printed more than {self.limits.output_bytes} bytes"
+
+    def _outcome(
+        self,
+        case: Case,
+        got: Frame | Outcome,
+        elapsed: float,
+        cpu0: float | None,
+        allowance: CpuAllowance | None,
+        cpu_end: float | None,
+    ) -> Outcome:
         cpu1 = self.handle.cpu_seconds() if cpu0 is not None else None
         used = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
         if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
@@ -190,10 +229,7 @@ class Session:
             return Outcome(OutcomeKind.PROTOCOL, message=f"the result channel was corrupted: {exc}")
         except _OutputLimit:
             self.handle.kill()
-            return Outcome(
-                OutcomeKind.OUTPUT_LIMIT,
-                message=f"printed more than {self.limits.output_bytes} bytes",
-            )
+            return Outcome(OutcomeKind.OUTPUT_LIMIT, message=self._too_much_output())
         except TimeoutError:
             self.handle.kill()
             return Outcome(OutcomeKind.TIMEOUT, message="time limit exceeded")
@@ -379,12 +415,18 @@ def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items
     return Outcome(OutcomeKind.PROTOCOL, elapsed, message=f"unknown message type {kind!r:.40}")
 
 
-def _text(value: object, limit: int = 4000) -> str:
-    """A string from the child, cut and made encodable (JSON allows lone surrogates, which
-    no UTF-8 page, file or database column takes)."""
+# A little over the child's own caps (judge/child.py, which says how much it cut), so an
+# honest child's text arrives whole; only a forged longer one is cut here.
+TEXT_CHARS = 4200
+LOAD_MESSAGE_CHARS = 2200
+
+
+def _text(value: object, limit: int = TEXT_CHARS) -> str:
+    """A string from the child, bounded (saying how much was cut) and made encodable (JSON
+    allows lone surrogates, which no UTF-8 page, file or database column takes)."""
     if type(value) is not str:
         return ""
-    return value[:limit].encode("utf-8", "replace").decode("utf-8")
+    return bounded(value, limit).encode("utf-8", "replace").decode("utf-8")
 
 
 def _line(value: object, max_line: int) -> int | None:
@@ -400,6 +442,6 @@ def _load_error(header: dict[str, object], max_line: int) -> dict[str, object]:
     return {
         "kind": kind if kind in _LOAD_ERROR_KINDS else "exception",
         "line": _line(header.get("line"), max_line),
-        "message": _text(header.get("message"), 2000),
+        "message": _text(header.get("message"), LOAD_MESSAGE_CHARS),
         "traceback": _text(header.get("traceback")),
     }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import types
 
 import pytest
 from problem_factory import MakeProblem
@@ -43,6 +45,22 @@ def test_wrong_answer_shows_got_and_expected(bundle: dict[str, object]) -> None:
     assert report.verdict is Verdict.WA
     assert (report.cases[0].got, report.cases[0].expected) == ("-1", "3")
     assert "dbg 1" in report.stdout
+
+
+def test_a_failing_case_carries_its_input_and_a_test_that_reproduces_it(
+    bundle: dict[str, object],
+) -> None:
+    """The page shows a failing public case's arguments and offers "copy as a test"."""
+    report = judge_bundle(bundle, "def add(a, b):\n    return a - b\n")
+    small = report.to_dict()["cases"][0]
+    assert small["input"] == {"args": [1, 2]}
+    test = str(small["test"])
+    assert "import add as submission" in test and "expected = 3" in test
+    right = types.ModuleType("add")
+    exec("def add(a, b):\n    return a + b\n", right.__dict__)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "add", right)
+        exec(compile(test, "test_small.py", "exec"), {})  # a right answer passes it
 
 
 def test_runtime_error_points_at_the_editor_line(bundle: dict[str, object]) -> None:

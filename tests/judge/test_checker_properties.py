@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge.cases import Case
-from judge.checkers import CHECKER_KINDS, CheckSpec, check, show
+from judge.checkers import CHECKER_KINDS, MAX_SHOWN, CheckSpec, check, show
 from judge.grading import grade
 from judge.outcome import Outcome, OutcomeKind
 from judge.tensor import DTYPES, TensorData
+from judge.textcap import cut_note
 from judge.verdict import Verdict
 
 PROPERTY = settings(
@@ -107,7 +108,18 @@ def test_grading_any_observation_gives_ac_or_wa_with_a_message(data, public: boo
 @PROPERTY
 @given(observations)
 def test_show_is_bounded_for_any_value(value) -> None:
-    assert len(show(value)) <= 300
+    assert len(show(value)) <= MAX_SHOWN + len(cut_note(10**12))
+
+
+def test_show_says_how_much_of_a_long_value_it_cut() -> None:
+    """Values were cut at 300 characters with a bare "...": a trace step's state lost its
+    end, and nothing said how much was missing."""
+    value = list(range(3000))
+    text = show(value)
+    assert text.startswith(repr(value)[:MAX_SHOWN])
+    assert f"{len(repr(value)) - MAX_SHOWN:,} more characters not shown" in text
+    state = {"free_blocks": list(range(24)), "ref_counts": [1] * 24, "block_table": [3, 4, 5]}
+    assert show(state) == repr(state)  # a stateful problem's state is shown whole
 
 
 def test_an_int_of_thousands_of_digits_is_shown_by_its_size() -> None:

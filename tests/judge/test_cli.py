@@ -241,6 +241,88 @@ def test_run_wrong_answer_exits_1_and_shows_the_first_failure(
     assert "first failure: small" in out and "got:      2" in out and "expected: 3" in out
 
 
+def test_run_shows_the_failing_cases_input_and_how_to_get_its_test(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    code, out, _ = run_cli(["--problems", str(root), "run", "add", str(wrong)], capsys)
+    assert code == 1
+    failure = out.split("first failure: small")[1]
+    assert "  input:\n    [1, 2]\n" in failure
+    assert f"judge --problems {root} run add {wrong} --show-test small" in failure
+
+
+def test_run_in_chinese_labels_the_input_in_chinese(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    _, out, _ = run_cli(["--problems", str(root), "run", "add", str(wrong)], capsys)
+    assert "  输入：\n    [1, 2]\n" in out and "把它复现为测试" in out
+
+
+def test_run_show_test_prints_only_the_test_of_the_first_failing_public_case(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    code, out, _ = run_cli(
+        ["--problems", str(root), "run", "add", str(wrong), "--show-test"], capsys
+    )
+    assert code == 1  # the run's verdict, as for any `judge run`
+    compile(out, "test_small.py", "exec")
+    assert out.startswith('"""Case "small" of add') and "args = [1, 2]" in out
+    assert f"sys.path.insert(0, {str(tmp_path)!r})\nimport wrong as submission" in out
+    code, named, _ = run_cli(
+        ["--problems", str(root), "run", "add", str(wrong), "--show-test", "negative"], capsys
+    )
+    assert code == 1 and "args = [-5, 3]" in named
+
+
+@pytest.mark.parametrize(
+    ("case", "says"),
+    [
+        ("nope", "this run has no case 'nope' (its public cases: small, negative, random-0"),
+        ("small", "case 'small' passed: a test is written for a failing case"),
+    ],
+)
+def test_run_show_test_of_a_case_without_a_test_says_why(
+    root: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    case: str,
+    says: str,
+) -> None:
+    half = tmp_path / "half.py"
+    half.write_text("def add(a, b):\n    return a + b if a > 0 else 0\n")
+    code, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(half), "--show-test", case], capsys
+    )
+    assert code == 2 and out == "" and says in err
+
+
+def test_run_show_test_when_every_case_passes_says_there_is_none(
+    root: Path, solution: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(solution), "--show-test"], capsys
+    )
+    assert code == 2 and out == "" and "no public case failed" in err
+
+
+def test_run_json_carries_the_failing_cases_input_and_test(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    _, out, _ = run_cli(["--problems", str(root), "run", "add", str(wrong), "--json"], capsys)
+    small = json.loads(out)["cases"][0]
+    assert small["input"] == {"args": [1, 2]} and small["test"].startswith('"""Case "small"')
+
+
 def test_run_syntax_error_is_ce_with_line_and_exit_1(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,23 @@
+"""Text a submission produced, bounded where it could be megabytes: cut, and say so.
+
+A learner reads every message whole; only text whose length the submission controls (an
+exception's message, a traceback, a returned value's repr, what it printed) has a cap,
+and a cut text ends with how much was left out, in both languages, so nothing is lost
+silently.
+"""
+
+from __future__ import annotations
+
+
+def bounded(text: str, limit: int) -> str:
+    """`text` itself if it has at most `limit` characters; else its first `limit` and a
+    note of how many more there were."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + cut_note(len(text) - limit)
+
+
+def cut_note(left_out: int, unit: str = "characters") -> str:
+    """What ends a cut text: how much is missing (`unit` is "characters" or "bytes")."""
+    zh = "个字符" if unit == "characters" else "字节"
+    return f" … [{left_out:,} more {unit} not shown / 另有 {left_out:,} {zh}未显示]"
