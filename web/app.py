@@ -20,7 +20,7 @@ from web.jobqueue import EmbeddedQueue, JudgeQueue
 from web.jobs import JobContext, recover, run_job
 from web.judging import Judge, LocalJudge, make_judge
 from web.ratelimit import make_limiter
-from web.runs import PublicRuns
+from web.runs import LocalRunDispatch, PublicRuns, RunDispatch
 from web.state import EXTENSION, PlatformState
 from web.streams import StreamSlots
 
@@ -56,16 +56,29 @@ def _make_state(config: WebConfig) -> PlatformState:
     engine = make_engine(config.database_url)
     sessions = make_sessions(engine)
     catalog = ProblemCatalog(config.problems_dir)
-    judge = make_judge(
-        config.judge_backend,
-        launcher=config.launcher,
-        workers=config.workers,
-        problems_dir=config.problems_dir,
-    )
-    _hide_from_submissions(judge, config)
-    queue = _make_queue(config, sessions, catalog, judge)
+    judge: Judge | None = None
+    queue: JudgeQueue
+    dispatch: RunDispatch
+    if config.queue is QueueKind.CELERY:
+        # Workers judge; this process only stores and sends ids, so it needs no sandbox,
+        # and a restart leaves the rows that live workers hold alone (no recover here).
+        from web.celery_queue import CeleryQueue, CeleryRunDispatch, make_celery, route
+
+        celery = make_celery(config)
+        queue = CeleryQueue(celery, lambda sid: route(sessions, catalog, sid))
+        dispatch = CeleryRunDispatch(celery)
+    else:
+        judge = make_judge(
+            config.judge_backend,
+            launcher=config.launcher,
+            workers=config.workers,
+            problems_dir=config.problems_dir,
+        )
+        _hide_from_submissions(judge, config)
+        queue = _embedded_queue(config, sessions, catalog, judge)
+        dispatch = LocalRunDispatch(sessions, catalog.get, judge, config.run_slots)
     streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
-    runs = PublicRuns(judge, config.run_slots, keep_s=config.run_keep_s)
+    runs = PublicRuns(sessions, dispatch, config.run_slots, keep_s=config.run_keep_s)
     limiter = make_limiter(config)
     if config.queue is QueueKind.CELERY and not config.ratelimit_url:
         log.warning(
@@ -75,15 +88,10 @@ def _make_state(config: WebConfig) -> PlatformState:
     return PlatformState(config, engine, sessions, catalog, queue, limiter, judge, streams, runs)
 
 
-def _make_queue(
+def _embedded_queue(
     config: WebConfig, sessions: sessionmaker[Session], catalog: ProblemCatalog, judge: Judge
-) -> JudgeQueue:
-    """The embedded queue (threads here; this server judges), or Celery (workers judge; this
-    server only sends ids, and a restart leaves rows that live workers hold alone)."""
-    if config.queue is QueueKind.CELERY:
-        from web.celery_queue import CeleryQueue, make_celery, route
-
-        return CeleryQueue(make_celery(config), lambda sid: route(sessions, catalog, sid))
+) -> EmbeddedQueue:
+    """Threads in this process judge; a restart queues again what the last one left."""
     pool_ref: list[EmbeddedQueue] = []
     ctx = JobContext(
         sessions=sessions,

@@ -23,12 +23,16 @@ from judge.errors import UnknownProblem
 from judge.spec import ProblemSpec
 from web.catalog import ProblemCatalog
 from web.config import WebConfig
+from web.errors import ApiError
+from web.i18n import say
 from web.models import Submission
 
 TASK_JUDGE = "judge.submission"
+TASK_RUN = "judge.run"  # a public run (Run on the server), web.runs
 # How long a broker connection attempt may take when sending: a request that stores a
 # submission must not hang on a broker that is down (the sweeper sends the row later).
 SEND_TIMEOUT_S = 2.0
+RUN_RETRY_S = 5
 
 log = logging.getLogger(__name__)
 
@@ -112,3 +116,23 @@ class CeleryQueue:
 
     def stop(self) -> None:
         self.app.close()
+
+
+class CeleryRunDispatch:
+    """web.runs.RunDispatch on Celery: a run's id to its problem's queue. Unlike a
+    submission, a run that cannot be sent is refused (503): nothing would resend it."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+
+    def send(self, run_id: str, problem: ProblemSpec) -> None:
+        try:
+            queue = capability_for(problem).value
+            self.app.send_task(TASK_RUN, args=[run_id], queue=queue)
+        except Exception as exc:
+            log.warning("run %s refused: sending it failed (%s)", run_id, exc)
+            message = say("err_runs_unavailable", retry=RUN_RETRY_S)
+            raise ApiError(503, "runs_unavailable", message, retry_after=RUN_RETRY_S) from exc
+
+    def close(self) -> None:
+        """The app is closed with the submissions' queue, which shares it."""

@@ -247,6 +247,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "judge with submissions); try again in a few seconds",
         "zh": "服务器正在运行其他同学的代码（已满 {slots} 个；运行与提交共用评测机）；请几秒后重试",
     },
+    "err_runs_unavailable": {
+        "en": "the server cannot start runs right now (its judging queue is unreachable); "
+        "try again in {retry} s",
+        "zh": "服务器暂时无法开始运行（评测队列无法连接）；请 {retry} 秒后重试",
+    },
     "err_unknown_run": {
         "en": "no such run of yours (a finished run is kept for {minutes} minutes, and not "
         "across a server restart); run again",

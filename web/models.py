@@ -19,7 +19,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from judge.verdict import Verdict
 from web.db import EnumText, utcnow
-from web.status import SubmissionStatus
+from web.status import RunStatus, SubmissionStatus
 
 __all__ = [
     "ApiToken",
@@ -27,6 +27,7 @@ __all__ = [
     "Judging",
     "ProblemFlag",
     "ProblemResult",
+    "PublicRun",
     "QuizReveal",
     "Standing",
     "Submission",
@@ -144,6 +145,26 @@ class Judging(Base):
     judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     __table_args__ = (UniqueConstraint("submission_id", "attempt", name="uq_judgings_attempt"),)
+
+
+class PublicRun(Base):
+    """A Run on the server (torch tier): practice feedback on the public cases, never a
+    submission and never on a board. Kept in the database only so that every server process
+    and worker sees it: one per user (a new run replaces the old), forgotten after a while."""
+
+    __tablename__ = "public_runs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # unguessable
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    problem_slug: Mapped[str] = mapped_column(String(64))
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[RunStatus] = mapped_column(EnumText(RunStatus, 16), default=RunStatus.RUNNING)
+    report_json: Mapped[str | None] = mapped_column(Text)  # the learner's view, once done
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # Past this a running run is given up as lost (its worker died): it stops holding a slot.
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    claimed_by: Mapped[str | None] = mapped_column(String(128))
 
 
 class ProblemFlag(Base):

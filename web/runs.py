@@ -1,131 +1,238 @@
 """Public runs: Run for a torch-tier problem, judged on the server on the public cases only.
 
-A run is practice feedback, not a submission: nothing is written to the database, it is
-never an attempt and never reaches a board. It shares the judge (the runner's warm
-workers) with submissions, so it is bounded: one run per user at a time and `slots` in
-all. A run that finds no slot is refused at once (429), never queued, so a burst of runs
-can neither pile up in memory nor wait in front of the submissions.
+A run is practice feedback, not a submission: it is never an attempt and never reaches a
+board. It shares the judge with submissions, so it is bounded: one run per user at a time
+and `slots` in all. A run that finds no slot is refused at once (429), never waits its
+turn, so a burst of runs cannot pile up in front of the submissions.
 
-Runs live in this process's memory, like the rate limits: a learner polls their run by
-an unguessable id, sees only their own, and each user keeps only their latest finished
-run, for `keep_s` seconds. A restart forgets them (the page says so and the learner
-runs again)."""
+A run is a row (web.models.PublicRun), so that behind several server processes the one
+that answers a poll knows the run another started, and whichever worker judges it (this
+process's threads on the embedded queue, a `judge worker` on Celery) writes its report
+where all of them read it. A learner polls their run by an unguessable id, sees only their
+own, and keeps only their latest run, for `keep_s` seconds after it finished."""
 
 from __future__ import annotations
 
+import json
+import logging
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.errors import UnknownProblem
+from judge.judging import internal_error
 from judge.spec import ProblemSpec
 from web import judging
+from web.db import changed, transaction, utcnow
 from web.errors import NotFound, RateLimited
 from web.i18n import say
+from web.models import PublicRun
 from web.status import RunStatus
 
 RUNNING, DONE = RunStatus.RUNNING, RunStatus.DONE
 # What a refused run is told to wait: a torch run takes seconds to tens of seconds.
 BUSY_RETRY_S = 5
+# A run not done this long after its problem's own time limit is given up as lost (its
+# worker died); it then stops holding a slot and its page says so.
+LOST_AFTER_S = 120.0
+LOST = "the judge stopped before this run finished; run it again"
+
+log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class PublicRun:
-    id: str
-    user_id: int
-    problem: str
-    started: float
-    status: RunStatus = RUNNING
-    report: dict[str, Any] | None = None  # the learner's view, once done
-    finished: float | None = None
+class RunDispatch(Protocol):
+    """Gets a stored run judged: threads here, or a task for a worker."""
 
-    def view(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "problem": self.problem, "status": self.status}
-        out["url"] = f"/api/runs/{self.id}"
-        if self.report is not None:
-            out["report"] = self.report
-        return out
+    def send(self, run_id: str, problem: ProblemSpec) -> None:
+        """Raises if the run cannot be handed on (the caller then refuses it)."""
+        ...
+
+    def close(self) -> None: ...
 
 
-@dataclass(slots=True)
-class _Table:
-    by_id: dict[str, PublicRun] = field(default_factory=dict)
-    latest: dict[int, str] = field(default_factory=dict)  # user id -> their latest run id
+def view(run: PublicRun, now: datetime) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": run.id, "problem": run.problem_slug}
+    lost = run.status == RUNNING and run.expires_at < now
+    out["status"] = DONE if lost else run.status
+    out["url"] = f"/api/runs/{run.id}"
+    if lost:
+        out["report"] = internal_error(run.problem_slug, None, LOST).to_dict()
+    elif run.report_json is not None:
+        out["report"] = json.loads(run.report_json)
+    return out
 
 
 class PublicRuns:
-    """Starts runs on a small thread pool of `slots` threads and keeps their reports."""
+    """Starts runs (stored, then dispatched) and answers for them."""
 
     def __init__(
         self,
-        judge: judging.Judge,
+        sessions: sessionmaker[Session],
+        dispatch: RunDispatch,
         slots: int,
         *,
         keep_s: float = 600.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         if slots < 1:
             raise ValueError(f"public run slots must be at least 1, got {slots}")
-        self._judge = judge
+        self._sessions = sessions
+        self._dispatch = dispatch
         self._slots = slots
+        self._keep = timedelta(seconds=keep_s)
         self._keep_s = keep_s
         self._clock = clock
+        # Check-then-insert in one process at a time; across processes the slot count may
+        # be passed by one run per process starting at the same moment (docs/CLUSTER.md).
         self._lock = threading.Lock()
-        self._table = _Table()
-        self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="public-run")
 
-    def start(self, user_id: int, problem: ProblemSpec, code: str) -> PublicRun:
-        """Start a run, or raise RateLimited (`run_in_progress` / `runs_busy`)."""
-        with self._lock:
-            self._prune()
-            mine = self._table.by_id.get(self._table.latest.get(user_id, ""))
-            if mine is not None and mine.status == RUNNING:
-                message = say("err_run_in_progress")
-                raise RateLimited(message, BUSY_RETRY_S, code="run_in_progress")
-            if self.running() >= self._slots:
+    def start(self, user_id: int, problem: ProblemSpec, code: str) -> dict[str, Any]:
+        """Store and dispatch a run, or raise RateLimited (`run_in_progress` / `runs_busy`)."""
+        now = self._clock()
+        with self._lock, transaction(self._sessions) as db:
+            self._prune(db, now)
+            live = (PublicRun.status == RUNNING) & (PublicRun.expires_at >= now)
+            if db.scalar(select(PublicRun.id).where(live, PublicRun.user_id == user_id)):
+                raise RateLimited(say("err_run_in_progress"), BUSY_RETRY_S, "run_in_progress")
+            if (db.scalar(select(func.count()).where(live)) or 0) >= self._slots:
                 message = say("err_runs_busy", slots=self._slots)
                 raise RateLimited(message, BUSY_RETRY_S, code="runs_busy")
-            run = PublicRun(secrets.token_urlsafe(12), user_id, problem.slug, self._clock())
-            if mine is not None:  # one kept report per user: the new run replaces the old
-                del self._table.by_id[mine.id]
-            self._table.by_id[run.id] = run
-            self._table.latest[user_id] = run.id
-        self._executor.submit(self._judge_run, run, problem, code)
-        return run
+            # One kept run per user: the new run replaces the old.
+            db.execute(delete(PublicRun).where(PublicRun.user_id == user_id))
+            limit = timedelta(seconds=problem.limits.total_time_s + LOST_AFTER_S)
+            run = PublicRun(
+                id=secrets.token_urlsafe(12),
+                user_id=user_id,
+                problem_slug=problem.slug,
+                code=code,
+                status=RUNNING,
+                created_at=now,
+                expires_at=now + limit,
+            )
+            db.add(run)
+        try:
+            self._dispatch.send(run.id, problem)
+        except Exception:
+            with transaction(self._sessions) as db:
+                db.execute(delete(PublicRun).where(PublicRun.id == run.id))
+            raise
+        return view(run, now)
 
-    def get(self, user_id: int, run_id: str) -> PublicRun:
+    def get(self, user_id: int, run_id: str) -> dict[str, Any]:
         """The caller's run; NotFound for another user's, a forgotten or an unknown id."""
-        with self._lock:
-            self._prune()
-            run = self._table.by_id.get(run_id)
-        if run is None or run.user_id != user_id:
+        now = self._clock()
+        with self._sessions() as db:
+            run = db.get(PublicRun, run_id)
+        if run is None or run.user_id != user_id or self._stale(run, now):
             message = say("err_unknown_run", minutes=f"{self._keep_s / 60:g}")
             raise NotFound("unknown_run", message, field="run")
-        return run
+        return view(run, now)
 
     def running(self) -> int:
-        return sum(1 for r in self._table.by_id.values() if r.status == RUNNING)
+        now = self._clock()
+        with self._sessions() as db:
+            live = (PublicRun.status == RUNNING) & (PublicRun.expires_at >= now)
+            return db.scalar(select(func.count()).where(live)) or 0
 
     def close(self) -> None:
         """Let running runs finish (their judge is still open), then stop the threads."""
+        self._dispatch.close()
+
+    def _stale(self, run: PublicRun, now: datetime) -> bool:
+        ended = run.finished_at if run.status == DONE else run.expires_at
+        return ended is not None and ended < now - self._keep
+
+    def _prune(self, db: Session, now: datetime) -> None:
+        cutoff = now - self._keep
+        db.execute(
+            delete(PublicRun).where(
+                or_(
+                    (PublicRun.status == DONE) & (PublicRun.finished_at < cutoff),
+                    PublicRun.expires_at < cutoff,
+                )
+            )
+        )
+
+
+def problem_of(
+    sessions: sessionmaker[Session], problems: Callable[[str], ProblemSpec], run_id: str
+) -> ProblemSpec | None:
+    """The problem of a stored, still running run (None if there is none, or it is gone)."""
+    with sessions() as db:
+        slug = db.scalar(
+            select(PublicRun.problem_slug).where(
+                PublicRun.id == run_id, PublicRun.status == RUNNING
+            )
+        )
+    if slug is None:
+        return None
+    try:
+        return problems(slug)
+    except UnknownProblem:
+        return None
+
+
+def judge_run(
+    sessions: sessionmaker[Session],
+    problems: Callable[[str], ProblemSpec],
+    judge: judging.Judge,
+    run_id: str,
+    worker: str = "embedded",
+) -> None:
+    """Judge one stored run and write its report (the job, on either queue)."""
+    with transaction(sessions) as db:
+        claimed = changed(
+            db,
+            update(PublicRun)
+            .where(
+                PublicRun.id == run_id, PublicRun.status == RUNNING, PublicRun.claimed_by.is_(None)
+            )
+            .values(claimed_by=worker),
+        )
+        run = db.get(PublicRun, run_id) if claimed == 1 else None
+        if run is None:
+            return  # replaced, forgotten, or taken by another delivery of the same task
+        slug, code = run.problem_slug, run.code
+    try:
+        report = judging.judge_public(judge, problems(slug), code)
+    except Exception as exc:  # the problem is gone, or the judge broke outside a report
+        log.exception("public run %s of %s failed", run_id, slug)
+        report = internal_error(slug, None, f"the judge failed: {type(exc).__name__}")
+    with transaction(sessions) as db:
+        db.execute(
+            update(PublicRun)
+            .where(PublicRun.id == run_id, PublicRun.status == RUNNING)
+            .values(
+                status=DONE,
+                report_json=json.dumps(report.to_dict(), ensure_ascii=False),  # the learner's view
+                finished_at=utcnow(),
+            )
+        )
+
+
+class LocalRunDispatch:
+    """The embedded queue's runs: `slots` threads in this process."""
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        problems: Callable[[str], ProblemSpec],
+        judge: judging.Judge,
+        slots: int,
+    ) -> None:
+        self._sessions = sessions
+        self._problems = problems
+        self._judge = judge
+        self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="public-run")
+
+    def send(self, run_id: str, problem: ProblemSpec) -> None:
+        self._executor.submit(judge_run, self._sessions, self._problems, self._judge, run_id)
+
+    def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
-
-    def _judge_run(self, run: PublicRun, problem: ProblemSpec, code: str) -> None:
-        report = judging.judge_public(self._judge, problem, code)
-        view = report.to_dict()  # the learner's view: no internal_error detail
-        with self._lock:
-            run.report = view
-            run.finished = self._clock()
-            run.status = DONE  # last: a reader that sees "done" sees the report
-
-    def _prune(self) -> None:
-        cutoff = self._clock() - self._keep_s
-        table = self._table
-        stale = [r for r in table.by_id.values() if r.finished is not None and r.finished < cutoff]
-        for run in stale:
-            del table.by_id[run.id]
-            if table.latest.get(run.user_id) == run.id:
-                del table.latest[run.user_id]

@@ -27,7 +27,7 @@ class PlatformState:
     catalog: ProblemCatalog
     queue: JudgeQueue
     limiter: Limiter
-    judge: Judge
+    judge: Judge | None  # None on Celery: workers judge, not this process
     streams: StreamSlots
     runs: PublicRuns
 
@@ -36,7 +36,9 @@ class PlatformState:
         judge and pool."""
         self.queue.stop()
         self.runs.close()
-        self.judge.close()
+        if self.judge is not None:
+            self.judge.close()
+        self.limiter.close()
         self.engine.dispose()
 
 

@@ -20,9 +20,18 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from judge.speed import hardware
-from web import jobs, migrate
+from web import jobs, migrate, runs
 from web.catalog import ProblemCatalog
-from web.celery_queue import TASK_JUDGE, Capability, CeleryQueue, make_celery, route
+from web.celery_queue import (
+    TASK_JUDGE,
+    TASK_RUN,
+    Capability,
+    CeleryQueue,
+    CeleryRunDispatch,
+    capability_for,
+    make_celery,
+    route,
+)
 from web.config import WebConfig
 from web.db import make_engine, make_sessions
 from web.judging import UNSAFE_LOCAL, make_judge
@@ -184,3 +193,15 @@ def _register_task(
             jobs.run_job(ctx, submission_id)
         except OperationalError as exc:  # the database is unreachable: try again shortly
             raise task.retry(exc=exc, countdown=RETRY_DB_S) from exc
+
+    @celery.task(name=TASK_RUN, acks_late=True)  # type: ignore[untyped-decorator]
+    def judge_public_run(run_id: object) -> None:
+        if type(run_id) is not str or len(run_id) > 32:
+            log.error("dropping a run task with argument %r", run_id)
+            return
+        problem = runs.problem_of(ctx.sessions, ctx.problems.get, run_id)
+        if problem is not None and capability_for(problem) not in capabilities:
+            log.warning("run %s needs %s: sent back to its queue", run_id, problem.device)
+            CeleryRunDispatch(celery).send(run_id, problem)
+            return
+        runs.judge_run(ctx.sessions, ctx.problems.get, ctx.judge, run_id, worker=ctx.worker)

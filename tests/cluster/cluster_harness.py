@@ -51,10 +51,10 @@ def run(sub, args):
 """
 
 
-def write_problem(root: Path, slug: str, *, device: str = "cpu") -> None:
+def write_problem(root: Path, slug: str, *, device: str = "cpu", tier: str = "browser") -> None:
     folder = root / slug
     (folder / "solutions" / "wrong").mkdir(parents=True)
-    tier = "torch" if device == "cuda" else "browser"
+    tier = "torch" if device == "cuda" else tier
     (folder / "problem.toml").write_text(
         f'slug = "{slug}"\norder = 1\nchapter = "basics"\ntier = "{tier}"\n'
         f'device = "{device}"\npoints = 100\ntags = ["arith"]\n\n'
@@ -89,6 +89,9 @@ class Cluster:
         self.problems = folder / "problems"
         write_problem(self.problems, "add-two")
         write_problem(self.problems, "add-on-gpu", device="cuda")
+        # Torch tier in name only (its cases need nothing but the standard library): it can
+        # be Run on the server.
+        write_problem(self.problems, "add-torch", tier="torch")
         self.workers: dict[str, subprocess.Popen[bytes]] = {}
         self.servers: list[subprocess.Popen[bytes]] = []
         self.apps: list[Flask] = []

@@ -86,3 +86,25 @@ def test_a_gpu_submission_never_runs_on_a_worker_without_a_gpu(cluster: Cluster)
     with redis.Redis.from_url(cluster.redis.url) as broker:
         assert broker.llen("gpu") >= 1  # waiting for a worker with a GPU
     assert on_gpu not in cluster.judgings()
+
+
+def test_a_run_started_on_one_server_is_judged_by_a_worker_and_seen_from_another(
+    cluster: Cluster,
+) -> None:
+    cluster.start_worker("a")
+    one, two = cluster.app(), cluster.app()
+    assert one.application.extensions["judge_platform"].judge is None  # no sandbox here
+    ada = register(one, "ada")
+    started = one.post("/api/problems/add-torch/run", json={"code": GOOD}, headers=ada.auth)
+    assert started.status_code == 202, started.json
+    url = started.json["url"]
+    views: list[dict[str, object]] = []
+
+    def done() -> bool:
+        views[:] = [two.get(url, headers=ada.auth).json]
+        return views[0]["status"] == "done"
+
+    wait_for(done, 120, "the run judged")
+    report = views[0]["report"]
+    assert isinstance(report, dict) and report["verdict"] == "AC"
+    assert cluster.judgings() == {}  # a run is never a submission

@@ -1,11 +1,12 @@
 """Run on the server (torch-tier problems): POST /api/problems/<slug>/run judges the public
-cases only, stores nothing, never counts, and is bounded per user, per IP and in all."""
+cases only, is never a submission, never counts, and is bounded per user, per IP and in all."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,10 @@ from judge.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import create_app
 from web.config import RateLimit
+from web.db import utcnow
 from web.errors import NotFound, RateLimited
-from web.models import ProblemResult, Standing, Submission
-from web.runs import PublicRuns
+from web.models import ProblemResult, Standing, Submission, User
+from web.runs import LOST_AFTER_S, LocalRunDispatch, PublicRuns
 
 TORCH = "add-torch"  # a torch-tier problem in name only: its cases need nothing but stdlib
 SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.4)\n    return a + b\n"
@@ -268,29 +270,65 @@ class GatedJudge:
 
 
 def test_runs_keep_one_report_per_user_and_forget_it_after_keep_s(app: Flask) -> None:
-    problem = state(app).catalog.get(TORCH)
-    judge, now = GatedJudge(), [0.0]
-    runs = PublicRuns(judge, 2, keep_s=60.0, clock=lambda: now[0])
+    st = state(app)
+    problem = st.catalog.get(TORCH)
+    client = app.test_client()
+    ids = [_user_id(app, make_user(client, name).username) for name in ("ada", "bob", "cyd")]
+    judge, now = GatedJudge(), [utcnow()]
+    dispatch = LocalRunDispatch(st.sessions, st.catalog.get, judge, 2)
+    runs = PublicRuns(st.sessions, dispatch, 2, keep_s=60.0, clock=lambda: now[0])
     try:
-        first = runs.start(1, problem, GOOD)
-        runs.start(2, problem, GOOD)
+        first = runs.start(ids[0], problem, GOOD)
+        runs.start(ids[1], problem, GOOD)
         with pytest.raises(RateLimited) as busy:
-            runs.start(3, problem, GOOD)
+            runs.start(ids[2], problem, GOOD)
         assert busy.value.code == "runs_busy"
         judge.gate.set()
         while runs.running():
             time.sleep(0.01)
-        assert runs.get(1, first.id).view()["report"]["verdict"] == "AC"
+        assert runs.get(ids[0], first["id"])["report"]["verdict"] == "AC"
         with pytest.raises(NotFound):
-            runs.get(2, first.id)  # someone else's
-        second = runs.start(1, problem, GOOD)
+            runs.get(ids[1], first["id"])  # someone else's
+        second = runs.start(ids[0], problem, GOOD)
         with pytest.raises(NotFound):
-            runs.get(1, first.id)  # replaced by the user's new run
+            runs.get(ids[0], first["id"])  # replaced by the user's new run
         while runs.running():
             time.sleep(0.01)
-        now[0] = 61.0
+        now[0] += timedelta(seconds=61)
         with pytest.raises(NotFound):
-            runs.get(1, second.id)  # forgotten after keep_s
+            runs.get(ids[0], second["id"])  # forgotten after keep_s
     finally:
         judge.gate.set()
         runs.close()
+
+
+def test_a_run_whose_judge_vanished_is_reported_lost_and_frees_its_slot(app: Flask) -> None:
+    st = state(app)
+    problem = st.catalog.get(TORCH)
+    client = app.test_client()
+    ada, bob = (_user_id(app, make_user(client, n).username) for n in ("ada", "bob"))
+    now = [utcnow()]
+
+    class Nowhere:  # a dispatch whose worker dies with the run: nothing ever judges it
+        def send(self, run_id: str, problem: ProblemSpec) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    runs = PublicRuns(st.sessions, Nowhere(), 1, keep_s=600.0, clock=lambda: now[0])
+    lost = runs.start(ada, problem, GOOD)
+    with pytest.raises(RateLimited):
+        runs.start(bob, problem, GOOD)
+    now[0] += timedelta(seconds=problem.limits.total_time_s + LOST_AFTER_S + 1)
+    view = runs.get(ada, lost["id"])
+    assert view["status"] == "done" and view["report"]["verdict"] == "IE"
+    assert "internal_error" not in view["report"]  # the learner's view: no admin detail
+    runs.start(bob, problem, GOOD)  # the slot is free again
+
+
+def _user_id(app: Flask, username: str) -> int:
+    with state(app).sessions() as db:
+        user_id = db.scalar(select(User.id).where(User.username == username))
+    assert user_id is not None
+    return int(user_id)

@@ -34,14 +34,13 @@ def start(slug: str) -> Any:
     per_user, per_ip = f"run:user:{viewer.id}", f"run:ip:{client_ip()}"
     limiter.check(per_user, config.run_per_user, say("what_runs"))
     limiter.check(per_ip, config.run_per_ip, say("what_runs_ip"))
-    run = state.runs.start(viewer.id, problem, code)
+    view = state.runs.start(viewer.id, problem, code)
     limiter.record(per_user, config.run_per_user)
     limiter.record(per_ip, config.run_per_ip)
-    view = run.view()
     return jsonify(view), 202, {"Location": view["url"]}
 
 
 @bp.get("/runs/<run_id>")
 def show(run_id: str) -> Any:
     viewer = require_user()
-    return jsonify(platform().runs.get(viewer.id, run_id).view())
+    return jsonify(platform().runs.get(viewer.id, run_id))
