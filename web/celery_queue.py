@@ -83,6 +83,9 @@ def make_celery(config: WebConfig) -> Celery:
         # Redis: an unacknowledged task is delivered again after this long. The lease and
         # the sweeper recover a dead worker's job well before; this is the broker's own net.
         broker_transport_options={"visibility_timeout": max(60.0, 10 * config.lease_s)},
+        # A running job does not stop when the broker connection drops: its verdict goes to
+        # the database, and its task, unacknowledged, is delivered again (a no-op claim).
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_hijack_root_logger=False,
         worker_redirect_stdouts=False,
     )

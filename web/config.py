@@ -155,12 +155,22 @@ def _seconds(env: os._Environ[str], name: str, default: float) -> float:
 
 
 def _instance_secret(path: Path, nbytes: int = 32) -> str:
-    """A random hex secret created on first start and kept, so restarts keep sessions valid."""
-    if path.is_file():
-        private_file(path)  # one written by an older version, or copied in, may be 0644
-        return path.read_text(encoding="ascii").strip()
-    value = secrets.token_hex(nbytes)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(value)
-    return value
+    """A random hex secret created on first start and kept, so restarts keep sessions valid.
+
+    Processes starting at once on a fresh instance folder (a server and its workers) must
+    all read the same secret: it is written to a temporary file and linked into place, so
+    it appears whole or not at all, and the one that loses the race reads the winner's."""
+    if not path.is_file():
+        value = secrets.token_hex(nbytes)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(value)
+        try:
+            os.link(temporary, path)  # fails if another process's secret is there already
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    private_file(path)  # one written by an older version, or copied in, may be 0644
+    return path.read_text(encoding="ascii").strip()

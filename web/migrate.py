@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 from web.db import make_engine
 
@@ -27,6 +32,22 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+@contextmanager
+def _sqlite_lock(database_url: str) -> Iterator[None]:
+    """flock on `<database>.migrate-lock` (nothing to lock for an in-memory database)."""
+    path = make_url(database_url).database
+    if not path or path == ":memory:":
+        yield
+        return
+    lock_path = Path(path).with_name(Path(path).name + ".migrate-lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the kernel lets it go if this process dies
+        yield
+    finally:
+        os.close(fd)
+
+
 def upgrade(database_url: str, revision: str = "head") -> None:
     """Bring the schema to `revision`.
 
@@ -34,9 +55,11 @@ def upgrade(database_url: str, revision: str = "head") -> None:
     against one database. Each holds an advisory lock around its upgrade, so one migrates
     while the others wait, then find the schema current; without it two would both create
     alembic_version or run one migration twice, and all but one would fail to start.
-    SQLite is upgraded as before, unlocked: a SQLite deployment is one server process."""
+    SQLite: a server and `judge worker` processes may share one file on one machine, so
+    each holds an exclusive lock on a file beside the database instead."""
     if not database_url.startswith("postgresql"):
-        command.upgrade(alembic_config(database_url), revision)
+        with _sqlite_lock(database_url):
+            command.upgrade(alembic_config(database_url), revision)
         return
     engine = make_engine(database_url)
     try:

@@ -47,3 +47,26 @@ def test_raw_html_and_script_links_are_neutralised() -> None:
 
 def test_plain_dollar_signs_are_not_math() -> None:
     assert "math" not in render_markdown("It costs $5 and \\$6.")
+
+
+def test_processes_starting_at_once_on_a_new_instance_share_one_secret(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from web.config import load_config; "
+        "print(load_config(Path(sys.argv[1])).secret_key)"
+    )
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path / "instance")],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")},
+        )
+        for _ in range(4)
+    ]
+    secrets = {p.communicate(timeout=120)[0].strip() for p in starts}
+    assert [p.returncode for p in starts] == [0, 0, 0, 0]
+    assert len(secrets) == 1 and len(secrets.pop()) == 64

@@ -159,3 +159,19 @@ def test_upgrade_to_0007_dates_every_queued_row_and_records_each_verdict(tmp_pat
     ]
     assert [tuple(r) for r in judged] == [(1, 1, "AC")]
     assert kept == 2
+
+
+def test_processes_migrating_one_new_sqlite_file_at_once_all_succeed(tmp_path: Path) -> None:
+    """A server and its workers may start together on one SQLite file (a lock file)."""
+    import subprocess
+    import sys
+
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    code = f"from web import migrate; migrate.upgrade({url!r})"
+    starts = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+    assert [p.wait(120) for p in starts] == [0, 0, 0]
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    engine.dispose()
+    assert diff == []
