@@ -3,6 +3,7 @@ task delivered twice still stores one verdict."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,3 +109,30 @@ def test_a_run_started_on_one_server_is_judged_by_a_worker_and_seen_from_another
     report = views[0]["report"]
     assert isinstance(report, dict) and report["verdict"] == "AC"
     assert cluster.judgings() == {}  # a run is never a submission
+
+
+def test_a_verdict_judged_by_a_worker_reaches_a_page_open_on_another_server(
+    cluster: Cluster,
+) -> None:
+    cluster.start_worker("a")
+    one, two = cluster.app(), cluster.app()
+    ada = register(one, "ada")
+    sid = submit(one, ada, SLOW)
+    # The learner's page streams from the other server process: it reads the database.
+    response = two.get(f"/api/submissions/{sid}/events", headers=ada.auth, buffered=False)
+    events: list[str] = []
+    progress: list[object] = []
+    for chunk in response.response:  # type: ignore[attr-defined]
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        for line in text.splitlines():
+            if line.startswith("event: "):
+                events.append(line.removeprefix("event: "))
+            elif line.startswith("data: ") and line != "data: {}":
+                progress.append(json.loads(line.removeprefix("data: ")).get("progress"))
+        if "done" in events or "timeout" in events:
+            break
+    response.close()
+    assert events[-1] == "done", events
+    assert "status" in events  # queued or running came first
+    # Five cases of half a second each: the page saw "case n of 5" while it ran.
+    assert any(isinstance(p, dict) and p["total"] == 5 for p in progress), progress
