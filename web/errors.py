@@ -6,7 +6,10 @@ import logging
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
+
+from web.i18n import say
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +95,23 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(DomainError, _domain_error)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(OperationalError, _store_unavailable)
     app.register_error_handler(Exception, _unexpected)
+
+
+STORE_RETRY_S = 5
+
+
+def _store_unavailable(exc: OperationalError) -> Any:
+    """The database cannot be reached (PostgreSQL down or restarting, SQLite locked past
+    its timeout): the server is not broken and the request was fine, so it is a 503 to
+    retry, not a 500. Logged in one line: an outage would otherwise fill the log with
+    one traceback per request."""
+    log.warning(
+        "database unavailable on %s %s: %s", request.method, request.path, str(exc.orig)[:200]
+    )
+    message = say("err_store_unavailable", retry=STORE_RETRY_S)
+    return _api_error(ApiError(503, "store_unavailable", message, retry_after=STORE_RETRY_S))
 
 
 def _unexpected(exc: Exception) -> Any:

@@ -247,6 +247,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "judge with submissions); try again in a few seconds",
         "zh": "服务器正在运行其他同学的代码（已满 {slots} 个；运行与提交共用评测机）；请几秒后重试",
     },
+    "err_store_unavailable": {
+        "en": "the server cannot reach its database right now; nothing was changed: try again "
+        "in {retry} s",
+        "zh": "服务器暂时无法连接数据库，本次请求未做任何更改；请 {retry} 秒后重试",
+    },
     "err_runs_unavailable": {
         "en": "the server cannot start runs right now (its judging queue is unreachable); "
         "try again in {retry} s",

@@ -260,3 +260,32 @@ def test_the_embedded_queue_on_postgresql_stores_concurrent_verdicts_once_each(
         assert entry["penalty"] == (1 if kind == "wrong then right" else 0)
     finally:
         state(app).close()
+
+
+def test_a_database_that_goes_away_is_a_503_to_retry_and_service_resumes_after(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    from web.local_services import PostgresServer, missing_binaries
+
+    if missing_binaries(["postgres"]):
+        pytest.skip(f"no local PostgreSQL: {missing_binaries(['postgres'])}")
+    server = PostgresServer(tmp_path / "pg", durable=False)
+    server.start()
+    config = make_config(tmp_path, db_template, problems_root, database_url=server.url)
+    app = create_app(config)
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        server.stop()
+        for path in ("/api/problems", "/api/submissions/1"):
+            down = client.get(path, headers=ada.auth)
+            assert down.status_code == 503, down.json
+            assert down.json["error"]["code"] == "store_unavailable"
+            assert down.headers["Retry-After"] == "5"
+        page = client.get("/", headers={"Accept-Language": "zh"})
+        assert page.status_code == 503 and "数据库" in page.get_data(as_text=True)
+        server.start()
+        assert client.get("/api/problems", headers=ada.auth).status_code == 200
+    finally:
+        state(app).close()
+        server.destroy()
