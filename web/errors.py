@@ -56,7 +56,16 @@ class RateLimited(DomainError):
         self.retry_after = retry_after
 
 
-STATUS_OF: dict[type[DomainError], int] = {NotFound: 404, Invalid: 400, RateLimited: 429}
+class Conflict(DomainError):
+    """A request that repeats something already done or under way (names what it repeats)."""
+
+
+STATUS_OF: dict[type[DomainError], int] = {
+    NotFound: 404,
+    Invalid: 400,
+    RateLimited: 429,
+    Conflict: 409,
+}
 
 
 class ApiError(Exception):

@@ -238,6 +238,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "err_code_empty": {"en": "the code is empty", "zh": "代码为空"},
     "what_runs": {"en": "runs on the server", "zh": "服务器运行"},
     "what_runs_ip": {"en": "runs on the server from this IP", "zh": "来自此 IP 的服务器运行"},
+    "err_repeat_pending": {
+        "en": "this code is the same as your submission #{id} to this problem, which is still "
+        "being judged: wait for its verdict instead of submitting it again",
+        "zh": "这份代码与你对本题的第 {id} 号提交完全相同，而那次提交仍在评测中："
+        "请等待它的结果，不要重复提交",
+    },
+    "err_repeat_judged": {
+        "en": "this code is the same as your submission #{id} to this problem, already judged "
+        "({verdict}): change the code before you submit again",
+        "zh": "这份代码与你对本题的第 {id} 号提交完全相同，那次提交已评测（{verdict}）："
+        "请修改代码后再提交",
+    },
     "err_run_in_progress": {
         "en": "your previous run is still being judged; wait for its result, then run again",
         "zh": "你上一次的运行仍在评测中；请等它出结果后再运行",

@@ -6,13 +6,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session, defer
 
+from judge.verdict import Verdict
 from web import judging
 from web.auth import Viewer, username_key
 from web.db import iso
-from web.errors import Invalid, NotFound
+from web.errors import Conflict, Invalid, NotFound
 from web.i18n import say
 from web.inputs import MAX_ID
 from web.models import Submission, SubmissionStatus, User
@@ -23,7 +24,8 @@ from web.state import PlatformState
 CASE_FIELDS = (
     "name", "public", "verdict", "time_ms", "message", "line", "traceback", "explanation",
 )  # fmt: skip
-VALUE_FIELDS = ("got", "expected")  # public cases only
+# Public cases only: the values, the input and its test, what the case printed.
+VALUE_FIELDS = ("got", "expected", "input", "test", "stdout", "stderr")
 # `speed`: a speed problem's accepted run, as the core wrote it (judge/speed.py).
 REPORT_FIELDS = (
     "compile_error", "stdout", "stderr", "output_withheld", "seed", "environment", "speed",
@@ -49,14 +51,49 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     reason = judging.source_problem(code)
     if reason is not None:
         raise Invalid("invalid_code", reason, field="code")
+    refuse_repeat(db, viewer.id, problem.slug, code)  # before counting: a refusal is free
     limits = state.config
     state.limiter.hit(f"submit:user:{viewer.id}", limits.submit_per_user, say("what_submissions"))
     state.limiter.hit(f"submit:ip:{ip}", limits.submit_per_ip, say("what_submissions_ip"))
+    # Two identical requests at once: the second waits here for the first to commit, then
+    # sees its row and is refused.
+    _hold_user(db, viewer.id)
+    refuse_repeat(db, viewer.id, problem.slug, code)
     submission = Submission(user_id=viewer.id, problem_slug=problem.slug, code=code)
     db.add(submission)
     db.commit()  # stored before it is queued: a crash now leaves a 'queued' row to recover
     state.queue.enqueue(submission.id)
     return submission.id
+
+
+def refuse_repeat(db: Session, user_id: int, slug: str, code: str) -> None:
+    """Conflict (409, `duplicate_submission`) when `code` is exactly the code of this user's
+    latest submission to `slug` and that one is queued, running, or judged with any verdict
+    but IE (an IE is the judge's failure: submitting again is how a learner retries it).
+    Only the latest counts: going back to an older version of the code is a new attempt."""
+    latest = db.execute(
+        select(Submission.id, Submission.code, Submission.status, Submission.verdict)
+        .where(Submission.user_id == user_id, Submission.problem_slug == slug)
+        .order_by(Submission.id.desc())
+        .limit(1)
+    ).first()
+    if latest is None or latest.code != code:
+        return
+    if latest.status in (SubmissionStatus.QUEUED, SubmissionStatus.RUNNING):
+        message = say("err_repeat_pending", id=latest.id)
+    elif latest.verdict is not None and latest.verdict is not Verdict.IE:
+        message = say("err_repeat_judged", id=latest.id, verdict=latest.verdict.value)
+    else:
+        return
+    raise Conflict("duplicate_submission", message, field="code")
+
+
+def _hold_user(db: Session, user_id: int) -> None:
+    """Take the write lock on this user's row until the transaction ends: an UPDATE that
+    changes nothing (PostgreSQL locks the row; SQLite, a writer of one file, the database).
+    A column that is no key, so that others' rows referring to the user are not held up."""
+    stmt = update(User).where(User.id == user_id)
+    db.execute(stmt.values(session_generation=User.session_generation))
 
 
 def hidden_for(state: PlatformState, db: Session, viewer: Viewer | None) -> tuple[str, ...]:

@@ -161,10 +161,9 @@ def test_concurrent_users_over_http_are_all_judged_once(app: Flask, server: str)
         body = {"username": name, "password": "correct-horse"}
         client.token = str(client.call("POST", "/api/token", body)["token"])
         code = WRONG if n % 2 else GOOD
-        return [
-            int(client.call("POST", "/api/submissions", {"problem": "add-two", "code": code})["id"])
-            for _ in range(3)
-        ]
+        # Three different codes: an identical resubmission would be refused as a repeat.
+        bodies = [{"problem": "add-two", "code": f"{code}# try {i}\n"} for i in range(3)]
+        return [int(client.call("POST", "/api/submissions", body)["id"]) for body in bodies]
 
     with ThreadPoolExecutor(10) as pool:
         ids = [sid for batch in pool.map(one_user, range(10)) for sid in batch]

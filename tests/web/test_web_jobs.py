@@ -127,7 +127,7 @@ def test_a_killed_judge_process_is_replaced_and_the_job_retried(
     wait_judged(app)  # the pool's processes are up now
     for pid in _pool_processes(os.getpid()):  # no job is running: only the pool is killed
         os.kill(pid, signal.SIGKILL)
-    sid = submit(client, ada, GOOD)
+    sid = submit(client, ada, GOOD + "# again\n")  # the same code again would be a repeat
     wait_judged(app)
     with state(app).sessions() as db:
         row = db.get(Submission, sid)

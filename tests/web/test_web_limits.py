@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,12 @@ def strict_app(tmp_path: Path, db_template: Path, problems_root: Path) -> Flask:
     return create_app(config)
 
 
+_tries = itertools.count()
+
+
 def post_code(client: FlaskClient, headers: dict[str, str]):  # type: ignore[no-untyped-def]
-    body = {"problem": "add-two", "code": GOOD}
+    # Each a different code: an identical resubmission is refused before any limit counts.
+    body = {"problem": "add-two", "code": f"{GOOD}# try {next(_tries)}\n"}
     return client.post("/api/submissions", json=body, headers=headers)
 
 

@@ -35,3 +35,20 @@ def test_an_admin_sees_what_the_hidden_cases_printed(app: Flask, client: FlaskCl
     view = client.get(f"/api/submissions/{sid}", headers=root.auth).json
     hidden = sum(1 for c in view["cases"] if not c["public"])
     assert hidden and view["withheld_stdout"].count("ARGS") == hidden
+
+
+def test_the_owner_sees_each_public_cases_output_input_and_test_and_no_hidden_ones(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A submission's failing public cases show their input and a test that reproduces
+    them, and each public case its own output; a hidden case shows none of the three."""
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, "def add(a, b):\n    print('ARGS', a, b)\n    return a - b\n")
+    wait_judged(app)
+    view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
+    small = next(c for c in view["cases"] if c["name"] == "small")
+    assert small["stdout"] == "ARGS 1 2\n"
+    assert small["input"] == {"args": {"a": 1, "b": 2}} and "expected = 3" in small["test"]
+    hidden = [c for c in view["cases"] if not c["public"]]
+    assert hidden and all(c["verdict"] == "WA" for c in hidden)
+    assert not any({"stdout", "stderr", "input", "test"} & set(c) for c in hidden)
