@@ -69,12 +69,14 @@ def _import(solution: str) -> str:
     folder, name = os.path.split(solution)
     module = name[:-3] if name.endswith(".py") else name
     if module.isidentifier() and not folder:
-        return f"import {module} as submission"
+        return f"import json\n\nimport {module} as submission"
     if module.isidentifier():
-        return f"import sys\n\nsys.path.insert(0, {folder!r})\nimport {module} as submission"
+        path = f"sys.path.insert(0, {folder!r})"
+        return f"import json\nimport sys\n\n{path}\nimport {module} as submission"
     return "\n".join(  # a file name that is not a module name: load it by its path
         [
             "import importlib.util",
+            "import json",
             "",
             f"_spec = importlib.util.spec_from_file_location('submission', {solution!r})",
             "submission = importlib.util.module_from_spec(_spec)",
@@ -123,9 +125,6 @@ def _comparer(check: CheckSpec) -> str:
 
 
 _EXACT = '''
-import json
-
-
 def same(got, expected):
     """As the judge's exact checker: the same data and types (1, 1.0 and True differ)."""
     return json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
@@ -162,8 +161,17 @@ def _plain(value: object) -> bool:
     return True
 
 
+# Past this much JSON a value is pasted as JSON text (json's C encoder), not laid out by
+# pprint: a long trace's expected states took pprint a tenth of a second per case.
+PRETTY_CHARS = 4096
+
+
 def _literal(value: object) -> str:
-    """Plain data as a Python literal, one item a line where it is long."""
+    """Plain data as Python: a literal laid out one item a line where it is short, else
+    `json.loads("...")` of its JSON text (the same values: JSON data is Python data)."""
+    text = json.dumps(value, allow_nan=False)
+    if len(text) > PRETTY_CHARS:
+        return f"json.loads({text!r})"
     import pprint  # only a failing public case pays for it
 
     return pprint.pformat(value, width=96, sort_dicts=False)

@@ -142,3 +142,17 @@ def run(sub, args):
     for absent in ("import random", "UNUSED", "public_cases", "generated_cases", '"""Cases."""'):
         assert absent not in code, absent
     compile(code, "driver.py", "exec")
+
+
+def test_a_long_expected_value_is_pasted_as_json_text_and_still_checked(tmp_path: Path) -> None:
+    """pprint took a tenth of a second per long trace; past a few KiB the test pastes
+    json.loads("...") of the same data instead."""
+    args = list(range(3000))
+    snippet = Reproducer("add", "def run(sub, args):\n    return sub.double(args)\n").snippet(
+        "long", CaseInput(args), [2 * x for x in args], CheckSpec("exact")
+    )
+    assert snippet is not None and "expected = json.loads('[0, 2, 4, " in snippet
+    right = "def double(xs):\n    return [2 * x for x in xs]\n"
+    assert run_snippet(tmp_path / "right", snippet, right, "add.py").returncode == 0
+    wrong = "def double(xs):\n    return [2 * x for x in xs[:-1]] + [0]\n"
+    assert run_snippet(tmp_path / "wrong", snippet, wrong, "add.py").returncode == 1
