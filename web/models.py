@@ -24,6 +24,7 @@ from web.status import RunStatus, SubmissionStatus
 __all__ = [
     "ApiToken",
     "Base",
+    "JudgeWorker",
     "Judging",
     "ProblemFlag",
     "ProblemResult",
@@ -165,6 +166,24 @@ class PublicRun(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
     claimed_by: Mapped[str | None] = mapped_column(String(128))
+
+
+class JudgeWorker(Base):
+    """A `judge worker` process as it described itself at start (hardware, protections),
+    with the last time its sweeper ran: what an administrator sees of the judging fleet."""
+
+    __tablename__ = "judge_workers"
+
+    name: Mapped[str] = mapped_column(String(128), primary_key=True)
+    queues: Mapped[str] = mapped_column(String(32))
+    cpu: Mapped[str] = mapped_column(String(200))
+    cpus: Mapped[int] = mapped_column(Integer)
+    gpus: Mapped[str] = mapped_column(Text)  # device nodes, comma-separated; empty: none
+    protections: Mapped[str] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime)
+    heartbeat_s: Mapped[float] = mapped_column(Float)  # how often last_seen_at is renewed
+    stopped_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class ProblemFlag(Base):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import or_, select, update
@@ -36,11 +37,13 @@ class Sweeper:
         queue: JudgeQueue,
         requeue_after_s: float,
         every_s: float,
+        beat: Callable[[], None] | None = None,
     ) -> None:
         self._sessions = sessions
         self._queue = queue
         self._requeue_after = timedelta(seconds=requeue_after_s)
         self._every_s = every_s
+        self._beat = beat  # called after each sweep: the worker's "still here"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -92,5 +95,7 @@ class Sweeper:
         while not self._stop.wait(self._every_s):
             try:
                 self.sweep()
+                if self._beat is not None:
+                    self._beat()
             except Exception:  # the database or broker is down: the next sweep tries again
                 log.exception("sweep failed")

@@ -14,13 +14,12 @@ import logging
 import os
 import socket
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
 from judge.speed import hardware
-from web import jobs, migrate, runs
+from web import fleet, jobs, migrate, runs
 from web.catalog import ProblemCatalog
 from web.celery_queue import (
     TASK_JUDGE,
@@ -34,6 +33,7 @@ from web.celery_queue import (
 )
 from web.config import WebConfig
 from web.db import make_engine, make_sessions
+from web.fleet import WorkerInfo
 from web.judging import UNSAFE_LOCAL, make_judge
 from web.sweeper import Sweeper
 
@@ -41,26 +41,6 @@ GPU_NODES = "/dev/nvidia[0-9]*"
 RETRY_DB_S = 2.0  # pause before a task whose database was unreachable runs again
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerInfo:
-    """What this worker is, said at start and recorded with every verdict it stores."""
-
-    name: str
-    capabilities: tuple[Capability, ...]
-    cpu: str
-    cpus: int
-    gpus: tuple[str, ...]
-    protections: str
-
-    def line(self) -> str:
-        gpus = ", ".join(self.gpus) or "none"
-        queues = ",".join(c.value for c in self.capabilities)
-        return (
-            f"judge worker {self.name}: queues {queues}; CPU {self.cpu} x{self.cpus}; "
-            f"GPU {gpus}; protections: {self.protections}"
-        )
 
 
 def gpu_nodes() -> tuple[str, ...]:
@@ -131,13 +111,14 @@ def run_worker(
     name = name or f"{'+'.join(c.value for c in capabilities)}-{os.getpid()}@{socket.gethostname()}"
     info = WorkerInfo(
         name=name,
-        capabilities=capabilities,
+        queues=tuple(c.value for c in capabilities),
         cpu=hardware(config.judge_backend)["cpu"],
         cpus=os.cpu_count() or 1,
         gpus=gpus,
         protections=describe_protections(config.judge_backend),
     )
     print(info.line(), flush=True)
+    fleet.register(sessions, info, config.sweep_every_s)
     # Celery warns about root, which matters for pickled messages; ours are JSON only, and
     # root is what lets the sandbox run each job as the unprivileged judge-sandbox user.
     warnings.filterwarnings("ignore", message="You're running the worker with superuser")
@@ -155,7 +136,13 @@ def run_worker(
         worker=name,
     )
     _register_task(celery, ctx, queue, capabilities)
-    sweeper = Sweeper(sessions, queue, config.requeue_after_s, config.sweep_every_s)
+    sweeper = Sweeper(
+        sessions,
+        queue,
+        config.requeue_after_s,
+        config.sweep_every_s,
+        beat=lambda: fleet.seen(sessions, name),
+    )
     sweeper.start()
     worker = celery.Worker(
         hostname=name,
@@ -171,6 +158,7 @@ def run_worker(
         worker.start()
     finally:
         sweeper.stop()
+        fleet.stopped(sessions, name)
         judge.close()
         engine.dispose()
     return int(worker.exitcode or 0)

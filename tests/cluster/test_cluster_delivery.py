@@ -4,6 +4,7 @@ task delivered twice still stores one verdict."""
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,3 +137,24 @@ def test_a_verdict_judged_by_a_worker_reaches_a_page_open_on_another_server(
     assert "status" in events  # queued or running came first
     # Five cases of half a second each: the page saw "case n of 5" while it ran.
     assert any(isinstance(p, dict) and p["total"] == 5 for p in progress), progress
+
+
+def test_an_admin_sees_each_worker_with_its_hardware_and_protections(cluster: Cluster) -> None:
+    from sqlalchemy import update
+
+    from web.models import User
+
+    cluster.start_worker("a")
+    client = cluster.app()
+    root = register(client, "root")
+    with cluster.engine.begin() as db:
+        db.execute(update(User).where(User.username == "root").values(is_admin=True))
+    (worker,) = client.get("/api/admin/workers", headers=root.auth).json["workers"]
+    assert (worker["name"], worker["queues"], worker["alive"]) == ("a", ["cpu"], True)
+    assert "namespaces" in worker["protections"] and "seccomp" in worker["protections"]
+    assert worker["cpus"] >= 1 and worker["cpu"]
+    assert client.get("/api/admin/workers", headers=register(client, "ada").auth).status_code == 403
+    cluster.signal_worker("a", signal.SIGTERM)  # a warm shutdown says it stopped
+    cluster.workers["a"].wait(60)
+    (gone,) = client.get("/api/admin/workers", headers=root.auth).json["workers"]
+    assert gone["alive"] is False and gone["stopped_at"] is not None

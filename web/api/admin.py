@@ -1,4 +1,5 @@
-"""Admin API: rejudge a problem (optionally one version) and hide or show a problem."""
+"""Admin API: rejudge a problem (optionally one version), hide or show a problem, and list
+the judge workers."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify
 
-from web import admin_actions
+from web import admin_actions, fleet
 from web.auth import require_admin
 from web.errors import ApiError
 from web.inputs import json_body
@@ -34,3 +35,10 @@ def set_hidden(slug: str) -> Any:
         raise ApiError(400, "invalid_field", "hidden must be true or false", field="hidden")
     admin_actions.set_hidden(platform(), g.db, slug, hidden)
     return jsonify({"problem": slug, "hidden": hidden})
+
+
+@bp.get("/admin/workers")
+def workers() -> Any:
+    """The `judge worker` processes that registered (Celery deployments; none embedded)."""
+    require_admin()
+    return jsonify({"workers": fleet.listing(g.db)})
