@@ -69,6 +69,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "login_title": {"en": "Log in", "zh": "登录"},
     "register_title": {"en": "Create an account", "zh": "创建账号"},
     "no_account": {"en": "No account yet?", "zh": "还没有账号？"},
+    "have_account": {"en": "Have an account?", "zh": "已有账号？"},
     "speed_board": {"en": "Speed board", "zh": "速度榜"},
     "board_empty": {"en": "Nobody is on this board yet.", "zh": "榜上还没有人。"},
     "code": {"en": "Code", "zh": "代码"},

@@ -15,30 +15,42 @@ from web.inputs import safe_next
 bp = Blueprint("accounts", __name__)
 
 
+def _next() -> str | None:
+    """The page to return to after logging in or registering, if it is one of ours: carried
+    from the log-in page to the registration page and back, so a learner who came from a
+    problem returns to it whichever form they fill in."""
+    target = request.args.get("next")
+    return target if target and safe_next(target) == target else None
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
+    page = {"next_page": _next()}
     if request.method == "GET":
-        return render_template("login.html", error=None, username="")
+        return render_template("login.html", error=None, username="", **page)
     username = request.form.get("username", "")
     try:
         user = authenticate(username, request.form.get("password", ""))
     except ApiError as exc:
-        return render_template("login.html", error=exc.message, username=username), exc.status
+        html = render_template("login.html", error=exc.message, username=username, **page)
+        return html, exc.status
     log_in(user)
     return redirect(safe_next(request.args.get("next")), code=303)
 
 
 @bp.route("/register", methods=["GET", "POST"])
 def register() -> Any:
+    page = {"next_page": _next()}
     if request.method == "GET":
-        return render_template("register.html", error=None, username="")
+        return render_template("register.html", error=None, username="", **page)
     username = request.form.get("username", "")
     try:
         user = register_user(username, request.form.get("password", ""))
     except ApiError as exc:
-        return render_template("register.html", error=exc.message, username=username), exc.status
+        html = render_template("register.html", error=exc.message, username=username, **page)
+        return html, exc.status
     log_in(user)
-    return redirect(url_for("problems.index"), code=303)
+    return redirect(page["next_page"] or url_for("problems.index"), code=303)
 
 
 @bp.post("/logout")
