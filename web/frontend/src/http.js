@@ -1,9 +1,19 @@
 // JSON requests to the platform's API with the CSRF token the server put in the page.
 export class HttpError extends Error {
-  constructor(status, message) {
+  constructor(status, message, code = null) {
     super(message);
     this.status = status;
+    this.code = code; // the API's stable error code ("duplicate_submission"), when it sent one
   }
+}
+
+// The API's one error shape, {"error": {"status", "code", "message"}}; anything else
+// (a proxy's page, an empty body) is said by its HTTP status.
+export function errorOf(status, payload) {
+  const error = payload && typeof payload.error === "object" && payload.error !== null ? payload.error : null;
+  if (error && typeof error.message === "string") return new HttpError(status, error.message, error.code || null);
+  const message = (payload && (payload.message || payload.error)) || `HTTP ${status}`;
+  return new HttpError(status, typeof message === "string" ? message : JSON.stringify(message));
 }
 
 function csrfToken() {
@@ -28,10 +38,7 @@ export async function requestJSON(url, { method = "GET", body } = {}) {
   } catch {
     payload = null;
   }
-  if (!response.ok) {
-    const message = (payload && (payload.message || payload.error)) || `HTTP ${response.status}`;
-    throw new HttpError(response.status, typeof message === "string" ? message : JSON.stringify(message));
-  }
+  if (!response.ok) throw errorOf(response.status, payload);
   return payload;
 }
 

@@ -41,17 +41,87 @@ function comparison(result) {
   );
 }
 
+// Arguments and states one top-level key a line: a trace's list of operations stays on
+// one (wrapping) line instead of one line per number.
+export function compactJSON(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
+  const lines = Object.entries(value).map(([key, item]) => `  ${JSON.stringify(key)}: ${JSON.stringify(item)}`);
+  return lines.length ? `{\n${lines.join(",\n")}\n}` : "{}";
+}
+
+// A failing public case's input (the judge never sends one for a hidden case): the
+// arguments, and for a trace the calls up to the step that differs and the state before it.
+function inputView(input) {
+  const parts = [h("h4", {}, t("input"))];
+  if (input.args === null || input.args === undefined) {
+    parts.push(h("p", { class: "muted" }, t("inputOmitted", { chars: (input.omitted_chars || 0).toLocaleString() })));
+  } else {
+    parts.push(h("pre", { class: "value input-args" }, compactJSON(input.args)));
+  }
+  const ops = input.ops || [];
+  if (typeof input.step === "number" && ops.length) {
+    parts.push(h("h4", {}, t("inputSteps", { step: input.step })));
+    const items = ops.map((op, i) => h("li", { class: i === input.step ? "step-bad" : null }, op));
+    parts.push(h("ol", { class: "input-ops", start: "0" }, items));
+    const trace = input.trace;
+    if (trace && trace.length > input.step + 1) {
+      parts.push(h("p", { class: "muted" }, t("traceCut", { key: trace.key, step: input.step, length: trace.length })));
+    }
+  }
+  if (input.state_before !== undefined && input.state_before !== null) {
+    parts.push(h("h4", {}, t("stateBefore", { step: input.step })));
+    parts.push(h("pre", { class: "value state-before" }, compactJSON(input.state_before)));
+  }
+  return h("div", { class: "case-input" }, parts);
+}
+
+// "Copy as a test": the judge wrote the snippet; the button puts it on the clipboard, and
+// where the page may not write there it opens the snippet with its text selected.
+function testView(test) {
+  const code = h("pre", { class: "code case-test-code" }, test);
+  const shown = h("details", { class: "case-test" }, h("summary", {}, t("testTitle")), code);
+  const button = h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "copy-test" }, t("copyTest"));
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(test);
+      button.textContent = t("copied");
+      button.dataset.copied = "true";
+    } catch {
+      shown.open = true;
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      button.textContent = t("copyByHand");
+    }
+  });
+  return h("div", { class: "case-test-bar" }, button, shown);
+}
+
+function printedView(result) {
+  return [
+    result.stdout ? [h("h4", {}, t("printed")), h("pre", { class: "case-output case-stdout" }, result.stdout)] : null,
+    result.stderr ? [h("h4", {}, t("printedErr")), h("pre", { class: "case-output case-stderr" }, result.stderr)] : null,
+  ];
+}
+
 function caseDetails(result) {
   return [
     comparison(result),
+    result.input ? inputView(result.input) : null,
     result.traceback
       ? h("div", {}, h("h4", {}, t("traceback")), h("pre", { class: "traceback" }, result.traceback))
       : null,
-  ].filter(Boolean);
+    ...printedView(result),
+    result.test ? testView(result.test) : null,
+  ]
+    .flat()
+    .filter(Boolean);
 }
 
 function hasDetails(result) {
-  return "got" in result || "expected" in result || Boolean(result.traceback);
+  return ["got", "expected", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
 }
 
 // A case's got/expected/traceback are built when it is first opened: a Run shows
@@ -108,6 +178,15 @@ function outputBlock(label, text, kind) {
   return h("div", { class: `output output-${kind}` }, h("h4", {}, label), h("pre", {}, text));
 }
 
+// Each case shows what it printed; the whole output (with what loading printed) is then
+// one click away instead of a second copy under the cases.
+function allOutput(report) {
+  const blocks = [outputBlock(t("stdout"), report.stdout, "stdout"), outputBlock(t("stderr"), report.stderr, "stderr")];
+  const byCase = (report.cases || []).some((result) => result.stdout || result.stderr);
+  if (!byCase || !(report.stdout || report.stderr)) return blocks;
+  return h("details", { class: "output-all" }, h("summary", {}, t("allOutput")), blocks);
+}
+
 // The whole Run report: headline, compile error, cases, captured output.
 export function reportView(report, ms, onLine) {
   const headline = h(
@@ -137,8 +216,7 @@ export function reportView(report, ms, onLine) {
     headline,
     compile,
     caseList(report.cases, onLine),
-    outputBlock(t("stdout"), report.stdout, "stdout"),
-    outputBlock(t("stderr"), report.stderr, "stderr"),
+    allOutput(report),
     report.output_withheld ? notice(t("outputWithheld")) : null,
   );
 }
@@ -153,6 +231,7 @@ export function blamedLines(report) {
   return lines;
 }
 
-export function notice(text, kind = "info") {
-  return h("div", { class: `notice notice-${kind}`, role: "status" }, text);
+// `code`: the server's error code, when the notice says why a request was refused.
+export function notice(text, kind = "info", code = null) {
+  return h("div", { class: `notice notice-${kind}`, role: "status", "data-code": code }, text);
 }

@@ -238,7 +238,8 @@ class Workspace {
     try {
       await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
     } catch (error) {
-      clear(live).append(notice(t("submitFailed", { message: error.message }), "error"));
+      // A refused repeat (409 duplicate_submission) says which submission it repeats.
+      clear(live).append(notice(t("submitFailed", { message: error.message }), "error", error.code));
     } finally {
       this.submitButton.disabled = false;
     }

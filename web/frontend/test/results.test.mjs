@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines } from "../src/results.js";
+import { blamedLines, compactJSON } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -17,4 +17,11 @@ test("failing cases and the compile error blame their lines; passing cases do no
 
 test("a report without lines blames nothing", () => {
   assert.deepEqual(blamedLines({ cases: [{ name: "a", verdict: "WA" }] }), []);
+});
+
+test("an input's arguments are shown one top-level key a line, lists on one line", () => {
+  const args = { num_blocks: 6, ops: [["append", 1, 5], ["free", 1]] };
+  assert.equal(compactJSON(args), '{\n  "num_blocks": 6,\n  "ops": [["append",1,5],["free",1]]\n}');
+  assert.equal(compactJSON([1, 2]), "[1,2]");
+  assert.equal(compactJSON({}), "{}");
 });
