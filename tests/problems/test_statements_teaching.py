@@ -1,0 +1,97 @@
+"""The statements say where their rules differ from the engine they name, and why (issue 12,
+section 6). Each test pins the facts a learner needs, in both languages, so that a later edit
+cannot drop one language's explanation or turn it back into the misleading version."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
+LANGS = ("zh", "en")
+
+
+def statement(slug: str, lang: str) -> str:
+    return (PROBLEMS / slug / f"statement.{lang}.md").read_text(encoding="utf-8")
+
+
+def section(slug: str, lang: str, heading: str) -> str:
+    """The text under one `## heading`, up to the next one (the notes belong in their own
+    section, not scattered where a reader would not look for them)."""
+    text = statement(slug, lang)
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match is not None, f"{slug}/statement.{lang}.md has no '## {heading}' section"
+    return match.group(1)
+
+
+DIFFERS = {"en": "Where this differs from vLLM", "zh": "与 vLLM 的差别"}
+
+
+def test_prefix_cache_says_vllm_v1_keeps_every_block_of_a_hash_because_tables_are_append_only() -> (
+    None
+):
+    en = section("prefix-cache", "en", DIFFERS["en"])
+    assert "vLLM V1 keeps *every* block with" in en
+    assert "append-only" in en
+    assert "vLLM can still hit the duplicate, this problem misses" in en
+    zh = section("prefix-cache", "zh", DIFFERS["zh"])
+    assert "vLLM V1 会保留带这个哈希的*每一个*块" in zh
+    assert "只追加（append-only）" in zh
+    assert "vLLM 还能命中重复块，本题则不命中" in zh
+
+
+def test_fork_cow_says_vllm_v0_took_fresh_blocks_first_and_reused_the_last_freed() -> None:
+    en = section("fork-cow", "en", DIFFERS["en"])
+    assert "vLLM V0 took the fresh blocks first" in en
+    assert "most recently\n  freed block first (a stack)" in en
+    assert "the copy's destination is taken before the\n  fresh blocks" in en
+    zh = section("fork-cow", "zh", DIFFERS["zh"])
+    assert "vLLM V0 则先取新块" in zh
+    assert "先分出最近释放的块（相当于栈）" in zh
+    assert "复制的目标块先于新块取出" in zh
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_roofline_derives_when_intensity_is_about_t(lang: str) -> None:
+    heading = {
+        "en": 'When "intensity is about $T$" holds',
+        "zh": '"算术强度约等于 $T$" 什么时候成立',
+    }
+    text = section("roofline", lang, heading[lang])
+    assert r"I = \frac{T}{1 + T / D}" in text
+    assert r"D = \frac{d_{in} \, d_{out}}{d_{in} + d_{out}}" in text
+    assert r"T \ll D" in text
+    assert "3186" in text and "441.1" in text
+
+
+def test_roofline_numbers_follow_from_the_statements_formula() -> None:
+    """The figures the explanation quotes are the formula's, not rounded guesses."""
+    d = 4096 * 14336 / (4096 + 14336)
+    assert round(d) == 3186
+    assert f"{512 / (1 + 512 / d):.1f}" == "441.1"
+    assert f"{1 / (1 + 1 / d):.4f}" == "0.9997"
+
+
+NUMBERED = ["block-table", "fork-cow", "prefix-cache", "paged-attention"]
+COUNTED = ["scheduler", "fragmentation"]
+
+
+@pytest.mark.parametrize("slug", NUMBERED)
+def test_paging_statements_that_number_blocks_say_vllm_reserves_block_0(slug: str) -> None:
+    en, zh = statement(slug, "en"), statement(slug, "zh")
+    assert "**Block ids start at 0 here, and every block is usable.**" in en
+    assert "vLLM sets block 0 aside as its *null block*" in en
+    assert "**这里块号从 0 开始，每个块都能用。**" in zh
+    assert "vLLM 把 0 号块留作*空块*（null block）" in zh
+
+
+@pytest.mark.parametrize("slug", COUNTED)
+def test_paging_statements_that_count_blocks_say_vllm_has_one_fewer(slug: str) -> None:
+    en = section(slug, "en", DIFFERS["en"])
+    assert "vLLM sets block 0 aside as its *null block*" in en
+    assert "$N - 1$ blocks admit here" in en
+    zh = section(slug, "zh", DIFFERS["zh"])
+    assert "vLLM 把 0 号块留作*空块*（null block）" in zh
+    assert "相当于这里 $N - 1$ 个块" in zh
