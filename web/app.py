@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask, g, redirect, request, url_for
 from sqlalchemy.orm import Session, sessionmaker
 
 from web import access_log, csp, filemodes, migrate
@@ -185,7 +185,13 @@ def _needs_csrf(viewer: Viewer | None) -> bool:
     return True  # every page form, logged in or not (log-in CSRF included)
 
 
+def _favicon() -> Any:
+    # Browsers ask for /favicon.ico before (or without) reading the page's icon link.
+    return redirect(url_for("static", filename="favicon.svg"), code=301)
+
+
 def _register_blueprints(app: Flask) -> None:
+    app.add_url_rule("/favicon.ico", "favicon", _favicon)
     from web.api import accounts, admin, leaderboard, problems, runs, submissions
     from web.pages import accounts as page_accounts
     from web.pages import admin as page_admin
