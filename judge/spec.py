@@ -24,6 +24,9 @@ TIERS = ("browser", "torch")
 # Where the problem's cases must run: "cuda" problems are judged only by workers that have
 # an NVIDIA GPU (the server's gpu queue); every other problem runs on any CPU.
 DEVICES = ("cpu", "cuda")
+# How hard the problem is for a reader of its chapter (the problem list shows it); optional,
+# because a problem written before the field existed is still a problem.
+DIFFICULTIES = ("easy", "medium", "hard")
 LANGS = ("zh", "en")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -76,6 +79,7 @@ class ProblemSpec:
     cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
     speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
     device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
+    difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -124,6 +128,7 @@ class ProblemSpec:
             "names": list(self.names),
             "speed": {"unit": self.speed.unit} if self.speed else None,
             "device": self.device,
+            "difficulty": self.difficulty,
             "version": self.version,
         }
 
@@ -188,6 +193,7 @@ class _Common:
     points: int
     tags: tuple[str, ...]
     device: str = "cpu"
+    difficulty: str | None = None
 
     def spec(
         self,
@@ -217,6 +223,7 @@ class _Common:
             cpu_rule=cpu_rule,
             speed=speed,
             device=self.device,
+            difficulty=self.difficulty,
         )
 
 
@@ -234,6 +241,10 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
         raise SpecError(file, "device", f"{device!r} must be one of {', '.join(DEVICES)}")
     if device == "cuda" and tier != "torch":
         raise SpecError(file, "device", "only a torch-tier problem can need a GPU")
+    difficulty = f.data.get("difficulty")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        choices = ", ".join(f'"{d}"' for d in DIFFICULTIES)
+        raise SpecError(file, "difficulty", f"{difficulty!r} must be one of {choices}")
     return _Common(
         slug=slug,
         title=_titles(f.table("title"), file),
@@ -243,6 +254,7 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
         points=f.integer("points", minimum=0),
         tags=tuple(f.strings("tags")),
         device=device,
+        difficulty=difficulty if isinstance(difficulty, str) else None,
     )
 
 

@@ -155,3 +155,29 @@ def test_unknown_slug_suggests_the_closest(make_problem: MakeProblem) -> None:
 def test_missing_problems_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="problems folder not found"):
         ProblemSet(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_difficulty_is_read_from_problem_toml(make_problem: MakeProblem, level: str) -> None:
+    text = TOML.format(slug="add", per_case=2.0, total=10.0)
+    problem = load_problem(
+        make_problem(toml=text.replace("points = 10", f'points = 10\ndifficulty = "{level}"'))
+    )
+    assert problem.difficulty == level
+    assert problem.summary()["difficulty"] == level
+
+
+def test_a_problem_without_difficulty_has_none(make_problem: MakeProblem) -> None:
+    assert load_problem(make_problem()).difficulty is None
+
+
+@pytest.mark.parametrize("value", ['"Easy"', '"trivial"', '""', "2", '["easy"]'])
+def test_an_unknown_difficulty_names_the_field_and_the_choices(
+    make_problem: MakeProblem, value: str
+) -> None:
+    text = TOML.format(slug="add", per_case=2.0, total=10.0)
+    folder = make_problem(toml=text.replace("points = 10", f"points = 10\ndifficulty = {value}"))
+    with pytest.raises(SpecError) as info:
+        load_problem(folder)
+    assert info.value.field == "difficulty"
+    assert str(info.value).endswith('must be one of "easy", "medium", "hard"')
