@@ -17,6 +17,7 @@ from problem_factory import MakeProblem
 from judge.browser import OUTPUT_CAP, judge_bundle
 from judge.bundle import public_bundle
 from judge.judging import judge_source
+from judge.limits import Limits
 from judge.report import Report
 from judge.spec import load_problem
 from judge.verdict import Verdict
@@ -88,3 +89,18 @@ def test_the_browsers_capture_of_one_case_says_how_much_it_cut(
     text = report.cases[0].stdout
     assert text.startswith("x" * OUTPUT_CAP) and "500 more characters not shown" in text
     assert "more characters not shown" in report.stdout
+
+
+def test_the_case_that_prints_past_the_limit_is_ole_and_keeps_what_was_kept(
+    make_problem: MakeProblem,
+) -> None:
+    """The total limit still holds with output kept per case: the case whose printing
+    crossed it is OLE, the cases before it keep their own output, none after it runs."""
+    problem = load_problem(make_problem())
+    limits = Limits(time_per_case_s=2.0, total_time_s=10.0, memory_mb=256, output_bytes=1000)
+    source = "def add(a, b):\n    print('y' * 600)\n    return a + b\n"
+    report = judge_source(problem, source, limits=limits)
+    assert [c.verdict for c in report.cases[:3]] == [Verdict.AC, Verdict.OLE, None]
+    assert report.verdict is Verdict.OLE
+    assert report.cases[0].stdout == "y" * 600 + "\n"
+    assert len(report.stdout) <= 1000
