@@ -17,7 +17,6 @@ def bounded(text: str, limit: int) -> str:
     return text[:limit] + cut_note(len(text) - limit)
 
 
-def cut_note(left_out: int, unit: str = "characters") -> str:
-    """What ends a cut text: how much is missing (`unit` is "characters" or "bytes")."""
-    zh = "个字符" if unit == "characters" else "字节"
-    return f" … [{left_out:,} more {unit} not shown / 另有 {left_out:,} {zh}未显示]"
+def cut_note(left_out: int) -> str:
+    """What ends a cut text: how many characters are missing."""
+    return f" … [{left_out:,} more characters not shown / 另有 {left_out:,} 个字符未显示]"
