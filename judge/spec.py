@@ -27,6 +27,9 @@ DEVICES = ("cpu", "cuda")
 # How hard the problem is for a reader of its chapter (the problem list shows it); optional,
 # because a problem written before the field existed is still a problem.
 DIFFICULTIES = ("easy", "medium", "hard")
+# The id of the chapter section a problem practises (`section = "prefill-decode"`); the web
+# app knows the chapter's sections and links to them, the core only checks the id's shape.
+SECTION_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANGS = ("zh", "en")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -80,6 +83,7 @@ class ProblemSpec:
     speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
     device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
     difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
+    section: str | None = None  # the chapter section it practises (SECTION_RE), if named
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -129,6 +133,7 @@ class ProblemSpec:
             "speed": {"unit": self.speed.unit} if self.speed else None,
             "device": self.device,
             "difficulty": self.difficulty,
+            "section": self.section,
             "version": self.version,
         }
 
@@ -194,6 +199,7 @@ class _Common:
     tags: tuple[str, ...]
     device: str = "cpu"
     difficulty: str | None = None
+    section: str | None = None
 
     def spec(
         self,
@@ -224,6 +230,7 @@ class _Common:
             speed=speed,
             device=self.device,
             difficulty=self.difficulty,
+            section=self.section,
         )
 
 
@@ -245,6 +252,11 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
     if difficulty is not None and difficulty not in DIFFICULTIES:
         choices = ", ".join(f'"{d}"' for d in DIFFICULTIES)
         raise SpecError(file, "difficulty", f"{difficulty!r} must be one of {choices}")
+    section = f.data.get("section")
+    if section is not None and not (isinstance(section, str) and SECTION_RE.match(section)):
+        raise SpecError(
+            file, "section", f"{section!r} must be lowercase letters, digits and dashes"
+        )
     return _Common(
         slug=slug,
         title=_titles(f.table("title"), file),
@@ -255,6 +267,7 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
         tags=tuple(f.strings("tags")),
         device=device,
         difficulty=difficulty if isinstance(difficulty, str) else None,
+        section=section if isinstance(section, str) else None,
     )
 
 

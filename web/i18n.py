@@ -286,6 +286,42 @@ MESSAGES: dict[str, dict[str, str]] = {
     "span_hour": {"en": "hour", "zh": "小时"},
     "span_hours": {"en": "{n} hours", "zh": " {n} 小时"},
     "span_seconds": {"en": "{n} s", "zh": " {n} 秒"},
+    # The landing page and the problem list's difficulty, stats and tier legend.
+    "home_title": {
+        "en": "Practise the KV cache, the way the handbook teaches it",
+        "zh": "动手练习 KV Cache，与手册同步",
+    },
+    "home_intro": {
+        "en": "Exercises for the handbook chapter \u201c{chapter}\u201d. Write the code in the "
+        "editor and run the public cases in your browser; Submit judges it on the server "
+        "against hidden cases. python judge.py run does the same on your machine.",
+        "zh": "这是手册“{chapter}”一章的练习。在编辑器里写代码，公开用例直接在浏览器里运行；"
+        "提交后由服务器用隐藏用例判题。也可以在本地用 python judge.py run 判题。",
+    },
+    "home_start": {"en": "Start here:", "zh": "从这里开始："},
+    "home_sections": {"en": "The chapter, section by section", "zh": "本章各节"},
+    "home_practise": {"en": "Practise:", "zh": "练习："},
+    "col_difficulty": {"en": "Difficulty", "zh": "难度"},
+    "difficulty_easy": {"en": "easy", "zh": "简单"},
+    "difficulty_medium": {"en": "medium", "zh": "中等"},
+    "difficulty_hard": {"en": "hard", "zh": "困难"},
+    "col_solved_by": {"en": "Solved by", "zh": "通过人数"},
+    "col_acceptance": {"en": "Acceptance", "zh": "通过率"},
+    "tier_legend": {
+        "en": "Tier: browser problems need only the standard library and run in your browser "
+        "(Python in Pyodide); torch problems need PyTorch, so Run and Submit go to the server.",
+        "zh": "类型：浏览器题只用标准库，直接在你的浏览器里运行（Pyodide 中的 Python）；"
+        "torch 题需要 PyTorch，运行和提交都在服务器上进行。",
+    },
+    "tier_tip_browser": {
+        "en": "runs in your browser (standard library only)",
+        "zh": "在你的浏览器里运行（只用标准库）",
+    },
+    "tier_tip_torch": {
+        "en": "needs PyTorch: runs on the server",
+        "zh": "需要 PyTorch：在服务器上运行",
+    },
+    "handbook_section": {"en": "Handbook section:", "zh": "手册章节："},
 }
 
 

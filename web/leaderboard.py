@@ -4,14 +4,17 @@ overall board runs a second one, a count of its rows, for its total."""
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, case, distinct, func, select
 from sqlalchemy.orm import Session
 
 from judge.spec import ProblemSpec
+from judge.verdict import Verdict
 from web.db import iso
 from web.models import ProblemResult, Standing, Submission, User
+from web.status import SubmissionStatus
 
 
 def overall(db: Session, *, limit: int, offset: int) -> dict[str, Any]:
@@ -100,6 +103,27 @@ def progress(db: Session, user_id: int) -> dict[str, str]:
     return {slug: "solved" if solved else "tried" for slug, solved in rows}
 
 
+@dataclass(frozen=True, slots=True)
+class ProblemStats:
+    """How a problem went for everyone: the problem list's solved and acceptance columns."""
+
+    solved: int  # distinct users with an accepted submission
+    accepted: int  # accepted submissions
+    judged: int  # judged submissions (IE is the judge's failure, not an attempt)
+
+    @property
+    def acceptance(self) -> float | None:
+        return self.accepted / self.judged if self.judged else None
+
+
+def problem_stats(db: Session) -> dict[str, ProblemStats]:
+    """slug -> ProblemStats for every problem with a judged submission, in one query."""
+    return {
+        r.problem_slug: ProblemStats(r.solved, r.accepted or 0, r.judged)
+        for r in db.execute(stats_query()).all()
+    }
+
+
 # The statements, apart so that a test can check each one's plan walks an index.
 
 
@@ -166,4 +190,22 @@ def speed_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
         .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
         .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
         .limit(limit)
+    )
+
+
+def stats_query() -> Select[*tuple[Any, ...]]:
+    accepted = Submission.verdict == Verdict.AC
+    return (
+        select(
+            Submission.problem_slug,
+            func.count(distinct(case((accepted, Submission.user_id)))).label("solved"),
+            func.sum(case((accepted, 1), else_=0)).label("accepted"),
+            func.count().label("judged"),
+        )
+        .where(
+            Submission.status == SubmissionStatus.DONE,
+            Submission.verdict.is_not(None),
+            Submission.verdict != Verdict.IE,
+        )
+        .group_by(Submission.problem_slug)
     )

@@ -181,3 +181,23 @@ def test_an_unknown_difficulty_names_the_field_and_the_choices(
         load_problem(folder)
     assert info.value.field == "difficulty"
     assert str(info.value).endswith('must be one of "easy", "medium", "hard"')
+
+
+def test_section_names_the_chapter_section_a_problem_practises(make_problem: MakeProblem) -> None:
+    text = TOML.format(slug="add", per_case=2.0, total=10.0)
+    problem = load_problem(
+        make_problem(toml=text.replace("points = 10", 'points = 10\nsection = "memory"'))
+    )
+    assert problem.section == "memory"
+    assert load_problem(make_problem()).section is None
+
+
+@pytest.mark.parametrize("value", ['"KV Memory"', '""', "3"])
+def test_a_malformed_section_is_a_spec_error_naming_section(
+    make_problem: MakeProblem, value: str
+) -> None:
+    text = TOML.format(slug="add", per_case=2.0, total=10.0)
+    folder = make_problem(toml=text.replace("points = 10", f"points = 10\nsection = {value}"))
+    with pytest.raises(SpecError) as info:
+        load_problem(folder)
+    assert info.value.field == "section"

@@ -1,4 +1,5 @@
-"""The problem list, a problem's page, the no-script submit form and the language switch."""
+"""The landing page and problem list, a problem's page, the no-script submit form and the
+language switch."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from typing import Any
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
 from judge.spec import ProblemSpec
-from web import quiz, submissions
+from web import handbook, quiz, submissions
 from web.auth import require_user
 from web.errors import ApiError
-from web.i18n import COOKIE, LANGS
+from web.i18n import COOKIE, LANGS, say
 from web.inputs import client_ip, safe_next
-from web.leaderboard import progress, speed_board_of
+from web.leaderboard import problem_stats, progress, speed_board_of
 from web.markdown import render_inline_markdown, render_markdown
 from web.state import platform
 
@@ -23,6 +24,9 @@ SPEED_ROWS = 20  # the problem page's speed board: the top; the board's page has
 
 @bp.get("/")
 def index() -> str:
+    """The landing page: what this is, the first problem, the chapter's sections with their
+    problems, then the full list. The list stays at `/`, where every link and redirect
+    already points, so the landing content goes above it instead of moving it."""
     state, viewer = platform(), g.viewer
     admin = viewer is not None and viewer.is_admin
     problems = state.catalog.visible(g.db, admin=admin)
@@ -31,6 +35,10 @@ def index() -> str:
         chapters=_by_chapter(problems),
         hidden=state.catalog.hidden(g.db),
         progress=progress(g.db, viewer.id) if viewer is not None else {},
+        stats=problem_stats(g.db),
+        first=problems[0] if problems else None,
+        chapter_title=handbook.CHAPTER["title"],
+        sections=[(s, [p for p in problems if p.section == s.id]) for s in handbook.SECTIONS],
     )
 
 
@@ -61,6 +69,7 @@ def show(slug: str) -> str:
         starter=problem.starter_source(),
         history=history,
         speed=speed_board_of(g.db, problem, limit=SPEED_ROWS),
+        section=handbook.section_of(problem.section),
     )
 
 
@@ -89,6 +98,7 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
         explanations={q: render_markdown(text[g.lang]) for q, text in explanations.items()},
         field_prefix=quiz.FIELD_PREFIX,
         history=history,
+        section=handbook.section_of(problem.section),
     )
 
 
@@ -103,7 +113,7 @@ def submit(slug: str) -> Any:
     if problem.quiz is not None:
         code = quiz.sheet_from_form(problem.quiz, request.form.to_dict(flat=False))
     if code is None:
-        raise ApiError(400, "missing_field", "code is required", field="code")
+        raise ApiError(400, "missing_field", say("err_code_required"), field="code")
     new_id = submissions.create(state, g.db, viewer, slug, code, client_ip())
     return redirect(url_for("submissions.show", submission_id=new_id), code=303)
 
@@ -122,7 +132,7 @@ def reveal(slug: str, question_id: str) -> Any:
 @bp.get("/lang/<code>")
 def set_language(code: str) -> Any:
     if code not in LANGS:
-        raise ApiError(404, "unknown_language", f"language must be one of {', '.join(LANGS)}")
+        raise ApiError(404, "unknown_language", say("err_unknown_language", langs=", ".join(LANGS)))
     response = redirect(safe_next(request.args.get("next")), code=303)
     response.set_cookie(COOKIE, code, max_age=YEAR_S, samesite="Lax")
     return response

@@ -1,0 +1,117 @@
+"""The landing page at `/` above the problem list, the list's difficulty, solved-by and
+acceptance columns (one query over the submissions), and the tier legend."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from flask import Flask
+from flask.testing import FlaskClient
+from web_helpers import make_user, state
+
+from web import handbook
+from web.db import transaction
+from web.leaderboard import ProblemStats, problem_stats
+from web.models import Submission, User
+
+T0 = datetime(2026, 11, 1, 12, 0, 0)
+
+
+def store(app: Flask, username: str, verdict: str | None, slug: str = "add-two") -> None:
+    """A submission as a worker leaves it: judged with `verdict`, or still queued (None)."""
+    with transaction(state(app).sessions) as db:
+        user = db.query(User).filter_by(username=username).one()
+        db.add(
+            Submission(
+                user_id=user.id,
+                problem_slug=slug,
+                code="pass",
+                status="done" if verdict else "queued",
+                verdict=verdict,
+                points=100 if verdict == "AC" else 0,
+                created_at=T0 + timedelta(minutes=1),
+            )
+        )
+
+
+def stats(app: Flask) -> dict[str, ProblemStats]:
+    with transaction(state(app).sessions) as db:
+        return problem_stats(db)
+
+
+def test_stats_count_distinct_solvers_and_accepted_over_judged(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada"), make_user(client, "bob")
+    for who, verdict in [("ada", "WA"), ("ada", "AC"), ("ada", "AC"), ("bob", "WA")]:
+        store(app, who, verdict)
+    store(app, "bob", "TLE", slug="add-more")
+    assert stats(app) == {
+        "add-two": ProblemStats(solved=1, accepted=2, judged=4),
+        "add-more": ProblemStats(solved=0, accepted=0, judged=1),
+    }
+    assert stats(app)["add-two"].acceptance == 0.5
+
+
+def test_stats_leave_out_queued_submissions_and_the_judges_own_failures(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada")
+    store(app, "ada", None)
+    store(app, "ada", "IE")
+    assert stats(app) == {}
+    store(app, "ada", "AC")
+    assert stats(app) == {"add-two": ProblemStats(solved=1, accepted=1, judged=1)}
+
+
+def test_the_list_shows_solved_by_and_acceptance_per_problem(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada"), make_user(client, "bob")
+    for who, verdict in [("ada", "AC"), ("bob", "WA"), ("bob", "WA"), ("bob", "AC")]:
+        store(app, who, verdict)
+    html = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    row = re.search(r'<tr data-slug="add-two">(.*?)</tr>', html, re.S)
+    assert row is not None
+    assert '<td class="solved-count">2</td>' in row.group(1)
+    assert '<td class="acceptance">50%</td>' in row.group(1)
+    other = re.search(r'<tr data-slug="add-more">(.*?)</tr>', html, re.S)
+    assert other is not None and '<td class="acceptance">–</td>' in other.group(1)
+
+
+def test_the_landing_page_starts_with_the_first_problem_and_the_chapters_sections(
+    client: FlaskClient,
+) -> None:
+    for lang, heading in (("en", "The chapter, section by section"), ("zh", "本章各节")):
+        client.get(f"/lang/{lang}")
+        html = client.get("/").get_data(as_text=True)
+        assert f"<h2>{heading}</h2>" in html
+        assert 'id="start-link" href="/problems/add-two"' in html
+        for section in handbook.SECTIONS:
+            assert f'id="{section.anchor}"' in html and section.title[lang] in html
+        # The list stays at `/` below the landing content: every old link still lands on it.
+        assert html.index('id="landing"') < html.index('class="problem-list"')
+
+
+def test_the_tier_column_is_explained_in_both_languages(client: FlaskClient) -> None:
+    client.get("/lang/zh")
+    zh = client.get("/").get_data(as_text=True)
+    assert "浏览器题只用标准库，直接在你的浏览器里运行" in zh
+    client.get("/lang/en")
+    en = client.get("/").get_data(as_text=True)
+    assert "torch problems need PyTorch, so Run and Submit go to the server" in en
+    assert 'title="runs in your browser (standard library only)"' in en
+
+
+def test_every_real_problem_names_a_section_the_chapter_has() -> None:
+    """A problem page links to its section; an id the chapter lacks would link nowhere."""
+    from pathlib import Path
+
+    from judge.problemset import ProblemSet
+
+    root = Path(__file__).resolve().parents[2] / "problems"
+    unknown = {
+        p.slug: p.section for p in ProblemSet(root).all() if handbook.section_of(p.section) is None
+    }
+    assert unknown == {}
