@@ -219,5 +219,5 @@ def require_user() -> Viewer:
 def require_admin() -> Viewer:
     viewer = require_user()
     if not viewer.is_admin:
-        raise ApiError(403, "admin_only", "only an administrator can do this")
+        raise ApiError(403, "admin_only", say("err_admin_only"))
     return viewer

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from judge.spec import ProblemSpec
 from web import judging
 from web.errors import Invalid, NotFound
+from web.i18n import say
 from web.models import ProblemFlag
 
 
@@ -54,7 +55,7 @@ class ProblemCatalog:
     def find(self, db: Session, slug: object, *, admin: bool) -> ProblemSpec:
         """A problem the viewer may see, or NotFound with the core's did-you-mean message."""
         if not isinstance(slug, str) or not slug:
-            raise Invalid("missing_field", "problem must be a problem slug", field="problem")
+            raise Invalid("missing_field", say("err_problem_slug"), field="problem")
         hidden = set() if admin else self.hidden(db)
         try:
             problem = self.get(slug)
@@ -67,5 +68,8 @@ class ProblemCatalog:
 
 
 def _unknown(slug: str, suggestion: str | None) -> NotFound:
-    hint = f"; did you mean {suggestion!r}?" if suggestion else ""
-    return NotFound("unknown_problem", f"unknown problem {slug!r}{hint}", field="problem")
+    if suggestion:
+        message = say("err_unknown_problem_hint", slug=repr(slug), suggestion=repr(suggestion))
+    else:
+        message = say("err_unknown_problem", slug=repr(slug))
+    return NotFound("unknown_problem", message, field="problem")

@@ -127,8 +127,7 @@ def _unexpected(exc: Exception) -> Any:
     """The last resort: a bug, not bad input (every input error has its own answer). The
     traceback goes to the server's log; the client gets the one error shape, nothing more."""
     log.exception("unhandled %s on %s %s", type(exc).__name__, request.method, request.path)
-    message = "the server failed on this request; it has been logged"
-    return _api_error(ApiError(500, "internal_error", message))
+    return _api_error(ApiError(500, "internal_error", say("err_internal")))
 
 
 def _domain_error(exc: DomainError) -> tuple[Response | str, int, dict[str, str]]:
@@ -153,9 +152,9 @@ def _http_error(exc: HTTPException) -> Any:
 
 def _http_message(status: int, exc: HTTPException) -> str:
     if status == 413:
-        return "the request body is larger than the server accepts"
+        return say("err_http_413")
     if status == 404:
-        return "no such page or resource"
+        return say("err_http_404")
     if status == 405:
-        return f"method {request.method} is not allowed here"
-    return exc.description or exc.name
+        return say("err_http_405", method=request.method)
+    return say("err_http_other", description=exc.description or exc.name, status=status)

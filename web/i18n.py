@@ -265,6 +265,49 @@ MESSAGES: dict[str, dict[str, str]] = {
         "in {retry} s",
         "zh": "服务器暂时无法连接数据库，本次请求未做任何更改；请 {retry} 秒后重试",
     },
+    # Server errors that are nobody's input mistake, or an admin's: in both languages too.
+    "err_admin_only": {"en": "only an administrator can do this", "zh": "只有管理员可以这样做"},
+    "err_credentials_missing": {
+        "en": "username and password are required",
+        "zh": "需要用户名和密码",
+    },
+    "err_admin_version": {"en": "version must be a string", "zh": "version 必须是字符串"},
+    "err_admin_hidden": {
+        "en": "hidden must be true or false",
+        "zh": "hidden 必须是 true 或 false",
+    },
+    "err_code_required": {"en": "code is required", "zh": "缺少代码（code）"},
+    "err_unknown_language": {
+        "en": "language must be one of {langs}",
+        "zh": "语言只能是以下之一：{langs}",
+    },
+    "err_problem_slug": {
+        "en": "problem must be a problem slug",
+        "zh": "problem 必须是题目的标识（slug）",
+    },
+    "err_unknown_problem": {"en": "unknown problem {slug}", "zh": "没有题目 {slug}"},
+    "err_unknown_problem_hint": {
+        "en": "unknown problem {slug}; did you mean {suggestion}?",
+        "zh": "没有题目 {slug}；你要找的是不是 {suggestion}？",
+    },
+    "err_streams_busy": {
+        "en": "too many live streams; poll GET /api/submissions/{id} instead",
+        "zh": "实时连接过多；请改为轮询 GET /api/submissions/{id}",
+    },
+    "err_internal": {
+        "en": "the server failed on this request; it has been logged",
+        "zh": "服务器处理这个请求时出错，错误已记入日志",
+    },
+    "err_http_413": {
+        "en": "the request body is larger than the server accepts",
+        "zh": "请求体超过了服务器接受的大小",
+    },
+    "err_http_404": {"en": "no such page or resource", "zh": "没有这个页面或资源"},
+    "err_http_405": {
+        "en": "method {method} is not allowed here",
+        "zh": "这里不允许使用 {method} 方法",
+    },
+    "err_http_other": {"en": "{description}", "zh": "无法处理这个请求（HTTP {status}）"},
     "err_runs_unavailable": {
         "en": "the server cannot start runs right now (its judging queue is unreachable); "
         "try again in {retry} s",

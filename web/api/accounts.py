@@ -71,7 +71,7 @@ def authenticate(username: Any, password: Any, *, field: str = "password") -> Us
     stranger guessing from elsewhere cannot lock the owner out; every attempt counts
     toward the per-address cap, which bounds the password hashing one address can cause."""
     if not isinstance(username, str) or not isinstance(password, str):
-        raise ApiError(400, "missing_field", "username and password are required")
+        raise ApiError(400, "missing_field", say("err_credentials_missing"))
     state, ip = platform(), client_ip()
     state.limiter.hit(f"login:ip:{ip}", state.config.login_per_ip, say("what_logins"))
     failures = f"login:failed:{ip}:{username_key(username)[:64]}"

@@ -10,6 +10,7 @@ from flask import Blueprint, g, jsonify
 from web import admin_actions, fleet
 from web.auth import require_admin
 from web.errors import ApiError
+from web.i18n import say
 from web.inputs import json_body
 from web.state import platform
 
@@ -22,7 +23,7 @@ def rejudge(slug: str) -> Any:
     body = json_body()
     version = body.get("version")
     if version is not None and not isinstance(version, str):
-        raise ApiError(400, "invalid_field", "version must be a string", field="version")
+        raise ApiError(400, "invalid_field", say("err_admin_version"), field="version")
     count = admin_actions.rejudge(platform(), g.db, slug, version)
     return jsonify({"problem": slug, "version": version, "requeued": count})
 
@@ -32,7 +33,7 @@ def set_hidden(slug: str) -> Any:
     require_admin()
     hidden = json_body().get("hidden")
     if not isinstance(hidden, bool):
-        raise ApiError(400, "invalid_field", "hidden must be true or false", field="hidden")
+        raise ApiError(400, "invalid_field", say("err_admin_hidden"), field="hidden")
     admin_actions.set_hidden(platform(), g.db, slug, hidden)
     return jsonify({"problem": slug, "hidden": hidden})
 

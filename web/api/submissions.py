@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from web import submissions
 from web.auth import Viewer, require_user
 from web.errors import ApiError
+from web.i18n import say
 from web.inputs import client_ip, int_arg, json_body, required_str, text_arg
 from web.models import SubmissionStatus
 from web.state import platform
@@ -81,7 +82,7 @@ def events(submission_id: int) -> Response:
         raise ApiError(
             503,
             "streams_busy",
-            f"too many live streams; poll GET /api/submissions/{submission_id} instead",
+            say("err_streams_busy", id=submission_id),
             retry_after=2,
         )
     deadline = time.monotonic() + state.config.events_max_s
