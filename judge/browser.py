@@ -20,6 +20,7 @@ from judge.checkers import CheckSpec
 from judge.child import error_answer, load_submission
 from judge.errors import SourceError
 from judge.grading import grade
+from judge.messages import load_error_said
 from judge.outcome import Outcome, OutcomeKind
 from judge.quiz import PublicQuestion, judge_public_answers
 from judge.report import CaseResult, Report
@@ -118,6 +119,7 @@ def judge_prepared(bundle: PreparedBundle | PreparedQuiz, source: str) -> Report
     elapsed = (time.perf_counter() - start) * 1000
     output = (out.getvalue(), err.getvalue(), elapsed)
     if load_error is not None:
+        load_error = load_error_said(load_error)
         load_error.pop("type", None)
         verdict = Verdict.RE if load_error["kind"] == "exception" else Verdict.CE
         return _report(bundle, verdict, (), load_error, *output)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from judge.errors import BadReference
+from judge.messages import Message, say
 from judge.tensor import FLOAT_DTYPES, TensorData
 from judge.textcap import bounded
 
@@ -47,26 +48,41 @@ class CheckSpec:
 @dataclass(frozen=True, slots=True)
 class Mismatch:
     where: str  # path into the observation; "" for the whole value
-    reason: str  # safe to show for hidden cases: says how, never the expected value
+    why: Message  # safe to show for hidden cases: says how, never the expected value
     got: str | None = None  # shown for public cases only
     expected: str | None = None
-    step: str | None = None  # "step 17 (alloc seq=3 n=5)" for traces
-    detail: str = ""  # more about how, that would give the expected value away: public only
-    # The reason for hidden cases when `reason` quotes something the submission chose (a
+    step: Message | None = None  # "step 17 (alloc seq=3 n=5)" for traces
+    detail: Message | None = None  # more about how, that would give the expected value away
+    # The reason for hidden cases when `why` quotes something the submission chose (a
     # length, a key, an index, an error size): a submission could put a hidden input there.
-    hidden_reason: str | None = None
+    hidden_why: Message | None = None
     step_index: int | None = None  # the 17 of `step`: which step of the trace differs first
 
+    @property
+    def reason(self) -> str:
+        return self.why.en
+
+    def __str__(self) -> str:  # the whole public description, in English
+        return self.describe(reveal=True)
+
     def describe(self, reveal: bool, with_values: bool = True) -> str:
-        """One line for people; details and values only when `reveal` (public cases)."""
-        where = f"at {self.where}" if self.where else ""
-        head = " ".join(p for p in (self.step, where) if p)
-        reason = self.reason if reveal or self.hidden_reason is None else self.hidden_reason
-        text = f"{head}: {reason}" if head else reason
-        if reveal and self.detail:
-            text += f" ({self.detail})"
+        """One line for people, in English; see `message`."""
+        return self.message(reveal, with_values).en
+
+    def message(self, reveal: bool, with_values: bool = True) -> Message:
+        """Where and how, as a message; details and values only when `reveal` (public cases)."""
+        reason = self.why if reveal or self.hidden_why is None else self.hidden_why
+        text = reason
+        if self.step is not None and self.where:
+            text = say("check.step_where_reason", step=self.step, where=self.where, reason=reason)
+        elif self.step is not None:
+            text = say("check.step_reason", step=self.step, reason=reason)
+        elif self.where:
+            text = say("check.where_reason", where=self.where, reason=reason)
+        if reveal and self.detail is not None:
+            text = say("check.with_detail", text=text, detail=self.detail)
         if reveal and with_values and self.got is not None:
-            text += f"; got {self.got}, expected {self.expected}"
+            text = say("check.with_values", text=text, got=self.got, expected=str(self.expected))
         return text
 
 
@@ -78,7 +94,7 @@ def show(value: object) -> str:
     try:
         text = value.describe() if isinstance(value, TensorData) else repr(value)
     except (ValueError, RecursionError):  # an int too long to print, deep nesting
-        return f"{_kind_name(value)} too large to show"
+        return f"{_kind_name(value).en} too large to show"
     return bounded(text, MAX_SHOWN)
 
 
@@ -93,16 +109,14 @@ _KIND_NAMES = {
 }
 
 
-def _kind_name(value: object) -> str:
+def _kind_name(value: object) -> Message:
     """ "an int", "a float", "a tensor": for messages."""
-    name = (
-        "tensor"
-        if isinstance(value, TensorData)
-        else _KIND_NAMES.get(type(value), type(value).__name__)
-    )
+    if isinstance(value, TensorData):
+        return say("kind.tensor")
+    name = _KIND_NAMES.get(type(value), type(value).__name__)
     if name == "None":
-        return name
-    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+        return say("kind.none")
+    return say("kind.an" if name[0] in "aeiou" else "kind.a", name=name)
 
 
 def check(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
@@ -152,7 +166,7 @@ def _walk(
     if type(got) is not type(expected):
         return Mismatch(
             where,
-            f"expected {_kind_name(expected)}, got {_kind_name(got)}",
+            say("check.kind", expected=_kind_name(expected), got=_kind_name(got)),
             show(got),
             show(expected),
         )
@@ -166,8 +180,11 @@ def _walk(
             and got == expected
             and math.copysign(1, got) == math.copysign(1, expected)
         )
-        return None if same else Mismatch(where, "values differ", show(got), show(expected))
-    return None if got == expected else Mismatch(where, "values differ", show(got), show(expected))
+        return None if same else Mismatch(where, _DIFFER, show(got), show(expected))
+    return None if got == expected else Mismatch(where, _DIFFER, show(got), show(expected))
+
+
+_DIFFER = say("check.values_differ")
 
 
 def _walk_list(
@@ -180,21 +197,21 @@ def _walk_list(
     if len(got) != len(expected):
         return Mismatch(
             where,
-            f"wrong number of items (got {len(got)})",
+            say("check.item_count", got=len(got)),
             show(got),
             show(expected),
-            detail=f"expected {len(expected)}",
-            hidden_reason="wrong number of items",
+            detail=say("check.expected_count", expected=len(expected)),
+            hidden_why=say("check.item_count_hidden"),
         )
     return None
 
 
 def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
     if type(expected_item) is dict and type(expected_item.get("op")) is str:
-        step = f"step {index} ({expected_item['op']})"
+        step = say("check.step", index=index, op=expected_item["op"])
         return Mismatch(
-            found.where, found.reason, found.got, found.expected, step, found.detail,
-            found.hidden_reason, index,
+            found.where, found.why, found.got, found.expected, step, found.detail,
+            found.hidden_why, index,
         )  # fmt: skip
     return found
 
@@ -204,11 +221,13 @@ def _walk_dict(
 ) -> Mismatch | None:
     missing = [k for k in expected if k not in got]
     if missing:
-        return Mismatch(where, f"missing key {missing[0]!r}")
+        return Mismatch(where, say("check.missing_key", key=repr(missing[0])))
     extra = [k for k in got if k not in expected]
     if extra:
         return Mismatch(
-            where, f"unexpected key {show(extra[0])}", hidden_reason="an unexpected key"
+            where,
+            say("check.unexpected_key", key=show(extra[0])),
+            hidden_why=say("check.unexpected_key_hidden"),
         )
     for key, e in expected.items():
         found = _walk(got[key], e, spec, f"{where}[{key!r}]", exact)
@@ -220,7 +239,7 @@ def _walk_dict(
 def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) -> Mismatch | None:
     if type(got) not in (int, float):
         return Mismatch(
-            where, f"expected a number, got {_kind_name(got)}", show(got), show(expected)
+            where, say("check.not_number", got=_kind_name(got)), show(got), show(expected)
         )
     e = float(expected)  # type: ignore[arg-type]
     if not math.isfinite(e):
@@ -228,17 +247,18 @@ def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) 
     try:
         g = float(got)  # type: ignore[arg-type]
     except OverflowError:  # an int such as 10**400: no float is that large
-        return Mismatch(where, "the number is too large for a float", show(got), show(expected))
+        return Mismatch(where, say("check.too_large"), show(got), show(expected))
     if not math.isfinite(g):
-        return Mismatch(where, f"got a non-finite number ({g})", show(got), show(expected))
+        why = say("check.non_finite_number", value=str(g))
+        return Mismatch(where, why, show(got), show(expected))
     if abs(g - e) <= max(spec.rel_tol * abs(e), spec.abs_tol):
         return None
     return Mismatch(
         where,
-        f"outside the tolerance (rel {spec.rel_tol:g}, abs {spec.abs_tol:g})",
+        say("check.tolerance", rel=f"{spec.rel_tol:g}", abs=f"{spec.abs_tol:g}"),
         show(got),
         show(expected),
-        detail=f"off by {abs(g - e):.6g}",
+        detail=say("check.off_by", diff=f"{abs(g - e):.6g}"),
     )
 
 
@@ -247,22 +267,22 @@ def _compare_tensor(
 ) -> Mismatch | None:
     if not isinstance(got, TensorData):
         return Mismatch(
-            where, f"expected a tensor, got {_kind_name(got)}", show(got), show(expected)
+            where, say("check.not_tensor", got=_kind_name(got)), show(got), show(expected)
         )
     if got.dtype != expected.dtype:
         return Mismatch(
             where,
-            f"dtype {got.dtype}, expected {expected.dtype}",
+            say("check.dtype", got=got.dtype, expected=expected.dtype),
             got.describe(),
             expected.describe(),
         )
     if got.shape != expected.shape:
         return Mismatch(
             where,
-            f"shape {list(got.shape)}, expected {list(expected.shape)}",
+            say("check.shape", got=str(list(got.shape)), expected=str(list(expected.shape))),
             got.describe(),
             expected.describe(),
-            hidden_reason="wrong shape",  # the expected shape follows from hidden inputs
+            hidden_why=say("check.shape_hidden"),  # the expected shape follows from hidden inputs
         )
     if expected.dtype not in FLOAT_DTYPES:
         return _first_unequal(got, expected, where)
@@ -276,10 +296,10 @@ def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatc
         if g != e:
             return Mismatch(
                 where,
-                f"first difference at index {list(got.index(i))}",
+                say("check.first_difference", index=str(list(got.index(i)))),
                 show(g),
                 show(e),
-                hidden_reason="values differ",
+                hidden_why=_DIFFER,
             )
     return None
 
@@ -298,20 +318,20 @@ def _close_floats(
         bad = got.values()[non_finite]
         return Mismatch(
             where,
-            f"non-finite value {bad} at index {list(got.index(non_finite))}",
-            hidden_reason="a non-finite value where a finite one was expected",
+            say("check.non_finite_at", value=str(bad), index=str(list(got.index(non_finite)))),
+            hidden_why=say("check.non_finite_hidden"),
         )
     if first_bad < 0:
         return None
     idx = list(got.index(first_bad))
-    reason = (
-        f"not close: max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, "
-        f"first bad index {idx} (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    tol = {"rtol": f"{spec.rel_tol:g}", "atol": f"{spec.abs_tol:g}"}
+    reason = say(
+        "check.not_close", max_abs=f"{max_abs:.3g}", max_rel=f"{max_rel:.3g}", index=str(idx), **tol
     )
     g_vals, e_vals = got.values(), expected.values()
-    hidden = f"not close (rtol {spec.rel_tol:g}, atol {spec.abs_tol:g})"
+    hidden = say("check.not_close_hidden", **tol)
     return Mismatch(
-        where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]), hidden_reason=hidden
+        where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]), hidden_why=hidden
     )
 
 

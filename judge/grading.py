@@ -8,6 +8,7 @@ from judge.case_input import case_input
 from judge.cases import Case
 from judge.checkers import check
 from judge.errors import BadReference
+from judge.messages import Message, raw, recognise, say
 from judge.outcome import ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
@@ -46,104 +47,116 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
         if mismatch is None:
             return _result(case, outcome, Verdict.AC), None
         reveal = case.public
-        result = CaseResult(
+        result = CaseResult.saying(
+            mismatch.message(reveal=reveal, with_values=False),
             name=case.name,
             public=case.public,
             verdict=Verdict.WA,
             time_ms=outcome.time_ms,
-            message=mismatch.describe(reveal=reveal, with_values=False),
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
         )
         return result, mismatch.step_index
     if outcome.kind is OutcomeKind.SKIPPED:
-        return _result(case, outcome, None, "not run"), None
+        return _result(case, outcome, None, say("case.not_run")), None
     verdict, message = describe_failure(outcome)
     if not case.public:
         return _hidden_failure(case, outcome, verdict, message), None
     return _result(case, outcome, verdict, message), None
 
 
-def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: str) -> CaseResult:
+def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: Message) -> CaseResult:
     """A hidden case's failure in words the judge chose: an exception's message, a class's
     name or a malformed value's path are the submission's text, and could carry the
     case's inputs out to the learner (the verdict, the time and the line still say where
     and how it failed)."""
     if outcome.kind is OutcomeKind.ERROR and verdict is Verdict.RE:
-        message = f"{_builtin_name(outcome.exception)} raised"
+        message = say("case.raised", name=_builtin_name(outcome.exception))
     elif outcome.kind is OutcomeKind.BAD_OBSERVATION:
-        message = "returned a value the judge cannot compare (not plain data)"
+        message = say("case.bad_value_hidden")
     elif outcome.kind is OutcomeKind.PROTOCOL:
-        message = "broke the judge's protocol on its result channel"
+        message = say("case.protocol_hidden")
     elif outcome.kind is OutcomeKind.CRASH and verdict is Verdict.RE:
-        message = "the process ended before answering"  # its exit code or signal is chosen
+        message = say("case.ended")  # its exit code or signal is chosen
     # No line either: a submission can raise from any line it likes (or forge the number).
-    return CaseResult(
-        name=case.name,
-        public=False,
-        verdict=verdict,
-        time_ms=outcome.time_ms,
-        message=message,
+    return CaseResult.saying(
+        message, name=case.name, public=False, verdict=verdict, time_ms=outcome.time_ms
     )
 
 
-def _builtin_name(exception: str) -> str:
+def _builtin_name(exception: str) -> str | Message:
     """A built-in exception's name as it is; any other name is the submission's text."""
     import builtins
 
     kind = getattr(builtins, exception, None)
     if isinstance(kind, type) and issubclass(kind, BaseException):
         return exception
-    return "an exception of the submission's own class"
+    return say("case.own_exception")
 
 
-def _uncomparable(exc: Exception) -> str:
+def _uncomparable(exc: Exception) -> Message:
     """A checker tripped over submitted data: say so, without the judge's own traceback."""
-    return f"the judge cannot compare the returned value ({type(exc).__name__})"
+    return say("case.uncomparable", type=type(exc).__name__)
 
 
-def _result(case: Case, outcome: Outcome, verdict: Verdict | None, message: str = "") -> CaseResult:
+def _result(
+    case: Case, outcome: Outcome, verdict: Verdict | None, message: Message | None = None
+) -> CaseResult:
     return CaseResult(
         name=case.name,
         public=case.public,
         verdict=verdict,
         time_ms=outcome.time_ms,
-        message=message,
+        message=message.en if message is not None else "",  # an accepted case says nothing
+        text=message,
         line=outcome.line,
         traceback=outcome.traceback,
     )
 
 
-def describe_failure(outcome: Outcome) -> tuple[Verdict, str]:
+# What the parent's session writes as English text (judge/session.py, judge/limits.py),
+# read back as the catalog's messages; text that matches none is shown as it is.
+_SESSION_SAYS = (
+    "case.time_limit",
+    "case.cpu_limit",
+    "case.printed_too_much",
+    "case.too_much_data",
+    "case.trailing",
+    "case.no_load_ack",
+    "case.cpu_hidden",
+    "case.cpu_public",
+)
+
+
+def describe_failure(outcome: Outcome) -> tuple[Verdict, Message]:
     """Verdict and message for an outcome that produced no observation."""
     # A match over every member: mypy reports a missing return if a kind is left out.
     match outcome.kind:
         case OutcomeKind.ERROR:
             if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch GPU
-                return Verdict.MLE, "ran out of memory (MemoryError)"
-            return Verdict.RE, outcome.message or outcome.exception
+                return Verdict.MLE, say("case.out_of_memory")
+            return Verdict.RE, raw(outcome.message or outcome.exception)
         case OutcomeKind.BAD_OBSERVATION:
-            return Verdict.WA, f"returned a value the judge cannot compare: {outcome.message}"
+            return Verdict.WA, say("case.bad_value", detail=outcome.message)
         case OutcomeKind.TIMEOUT:  # the wall clock, or a calibrated case's CPU allowance
-            return Verdict.TLE, outcome.message or "time limit exceeded"
-        case OutcomeKind.OUTPUT_LIMIT:
-            return Verdict.OLE, outcome.message
-        case OutcomeKind.PROTOCOL:
-            return Verdict.RE, outcome.message
+            return Verdict.TLE, recognise(outcome.message or "time limit exceeded", _SESSION_SAYS)
+        case OutcomeKind.OUTPUT_LIMIT | OutcomeKind.PROTOCOL:
+            verdict = Verdict.OLE if outcome.kind is OutcomeKind.OUTPUT_LIMIT else Verdict.RE
+            return verdict, recognise(outcome.message, _SESSION_SAYS)
         case OutcomeKind.CRASH:
             return crash_verdict(outcome.exit)
         case OutcomeKind.RESULT | OutcomeKind.SKIPPED:
             raise ValueError(f"a {outcome.kind} outcome is not a failure")
 
 
-def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, str]:
+def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, Message]:
     """The process ended before it answered."""
     if info is None:
-        return Verdict.RE, "the process ended before answering"
+        return Verdict.RE, say("case.ended")
     if info.oom_killed:
-        return Verdict.MLE, "killed for exceeding the memory limit"
+        return Verdict.MLE, say("case.oom_killed")
     if info.cpu_limit:
-        return Verdict.TLE, "CPU time limit exceeded"
+        return Verdict.TLE, say("case.cpu_limit")
     if info.signal is not None:
         import signal
 
@@ -151,5 +164,5 @@ def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, str]:
             name = signal.Signals(info.signal).name
         except ValueError:
             name = f"signal {info.signal}"
-        return Verdict.RE, f"the process was killed by {name}"
-    return Verdict.RE, f"the process exited with code {info.returncode} before answering"
+        return Verdict.RE, say("case.killed", signal=name)
+    return Verdict.RE, say("case.exit_code", code=str(info.returncode))

@@ -21,6 +21,7 @@ from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import crash_verdict, describe_failure, grade
 from judge.launch import LocalLauncher
 from judge.limits import CpuAllowance, Limits
+from judge.messages import load_error_said, with_message
 from judge.outcome import Outcome
 from judge.report import CaseResult, Report
 from judge.reproduce import Reproducer
@@ -239,19 +240,19 @@ def _overall(
     results: tuple[CaseResult, ...], result: SessionResult
 ) -> tuple[Verdict, dict[str, object] | None]:
     if result.load_error is not None:
-        error = dict(result.load_error)
+        error = load_error_said(result.load_error)
         error.pop("type", None)
         return (Verdict.RE if error.get("kind") == "exception" else Verdict.CE), error
     if result.startup_failure is not None:
         verdict, message = describe_failure(result.startup_failure)
-        return verdict, {"kind": "startup", "line": None, "message": message}
+        return verdict, with_message({"kind": "startup", "line": None}, message)
     verdicts = [r.verdict for r in results if r.verdict is not None]
     if result.output_exceeded:
         verdicts.append(Verdict.OLE)
     if result.trailing_failure is not None:
         verdict, message = describe_failure(result.trailing_failure)
         verdicts.append(verdict)
-        return overall(verdicts), {"kind": "exit", "line": None, "message": message}
+        return overall(verdicts), with_message({"kind": "exit", "line": None}, message)
     return overall(verdicts), None
 
 

@@ -19,16 +19,17 @@ from dataclasses import dataclass, field
 from judge.answer_sheet import Answer, AnswerError, SheetError, parse_sheet, read_answer
 from judge.errors import BadReference
 from judge.expression import Expression, ExpressionError, Number
+from judge.messages import Message, raw, say
 from judge.questions import Key, Question, QuestionType, Quiz, Tolerance, expected_at
 from judge.report import CaseResult
 from judge.verdict import Verdict, overall
 
 # A question's verdict (None: not checked here), message, and explanation (right answers only).
-Judgement = tuple[Verdict | None, str, dict[str, str] | None]
+Judgement = tuple[Verdict | None, Message, dict[str, str] | None]
 Grade = Callable[[Question, Answer], Judgement]
 
-NOT_ANSWERED = "not answered"
-AT_SUBMIT = "checked when you submit: the browser does not have this answer"
+NOT_ANSWERED = say("quiz.not_answered")
+AT_SUBMIT = say("quiz.at_submit").en
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,14 @@ def _judge(questions: tuple[Question, ...], source: str, grade: Grade) -> QuizOu
         verdict, message, explanation = _one(question, sheet.answers.get(question.id), grade)
         elapsed = (time.perf_counter() - t0) * 1000
         results.append(
-            CaseResult(question.id, True, verdict, elapsed, message, explanation=explanation)
+            CaseResult.saying(
+                message,
+                name=question.id,
+                public=True,
+                verdict=verdict,
+                time_ms=elapsed,
+                explanation=explanation,
+            )
         )
     verdict = overall([r.verdict for r in results if r.verdict is not None])
     total = (time.perf_counter() - start) * 1000
@@ -108,7 +116,7 @@ def _one(question: Question, value: object, grade: Grade) -> Judgement:
     try:
         answer = read_answer(question, value)
     except AnswerError as exc:
-        return Verdict.CE, str(exc), None
+        return Verdict.CE, raw(str(exc)), None
     return grade(question, answer)
 
 
@@ -117,20 +125,20 @@ def _grade(question: Question, key: Key, answer: Answer, seed: int) -> Judgement
     qtype = question.type
     if qtype is QuestionType.NUMBER:
         ok = key.tolerance.admits(answer, key.answer)  # type: ignore[arg-type]
-        wrong = "outside the tolerance"
+        wrong = say("quiz.tolerance")
     elif qtype is QuestionType.CHOICE:
-        ok, wrong = answer == key.answer, "not the right option"
+        ok, wrong = answer == key.answer, say("quiz.wrong_option")
     elif qtype is QuestionType.CHOICES:
-        ok, wrong = answer == key.answer, "not the right set of options"
+        ok, wrong = answer == key.answer, say("quiz.wrong_options")
     else:
         miss = _expression_miss(question, key, answer, seed)  # type: ignore[arg-type]
-        ok, wrong = miss is None, miss or ""
+        ok, wrong = miss is None, miss or raw("")
     if ok:
-        return Verdict.AC, "right", dict(key.explanation)
+        return Verdict.AC, say("quiz.right"), dict(key.explanation)
     return Verdict.WA, wrong, None
 
 
-def _expression_miss(question: Question, key: Key, answer: Expression, seed: int) -> str | None:
+def _expression_miss(question: Question, key: Key, answer: Expression, seed: int) -> Message | None:
     """Where the learner's expression first disagrees with the key: public points are named,
     the judge's own points (fixed in answers.toml, drawn from the seed) never are."""
     public = [(p, expected_at(key, p)) for p in question.public_points]
@@ -157,28 +165,28 @@ def _first_miss(
     points: list[tuple[dict[str, Number], Number]],
     tolerance: Tolerance,
     named: bool,
-) -> str | None:
+) -> Message | None:
     for point, want in points:
-        where = "at " + ", ".join(f"{k}={v}" for k, v in point.items())
+        where = say("quiz.at_point", point=", ".join(f"{k}={v}" for k, v in point.items()))
         if not named:
-            where = "at a point the judge chose"
+            where = say("quiz.at_hidden_point")
         try:
             got = answer.evaluate(point)
         except ExpressionError as exc:
-            return f"has no value {where}: {exc}"
+            return say("quiz.no_value", where=where, error=str(exc))
         if not tolerance.admits(got, want):
             if named:
-                return f"differs from the expected value {where} (yours gives {got:.12g})"
-            return f"right at the public points, but differs {where}"
+                return say("quiz.differs", where=where, got=f"{got:.12g}")
+            return say("quiz.differs_hidden", where=where)
     return None
 
 
 def _check_public(public: PublicQuestion, answer: Answer) -> Judgement:
     question = public.question
     if question.type is not QuestionType.EXPRESSION or not question.public_points:
-        return None, AT_SUBMIT, None
+        return None, say("quiz.at_submit"), None
     points = list(zip(question.public_points, public.expected, strict=True))
     miss = _first_miss(answer, points, public.tolerance, named=True)  # type: ignore[arg-type]
     if miss is not None:
         return Verdict.WA, miss, None
-    return Verdict.AC, "right at the public points; the judge checks more when you submit", None
+    return Verdict.AC, say("quiz.public_right"), None

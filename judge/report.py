@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge.case_input import CaseInput
+from judge.messages import Message
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from judge.speed import SpeedResult
 
 
@@ -33,6 +36,14 @@ class CaseResult:
     # output is withheld, see Report).
     stdout: str = ""
     stderr: str = ""
+    # `message` as data (judge/messages.py), so a reader can have it in their language;
+    # `message` is its English text. None: a message from before the catalog, text only.
+    text: Message | None = None
+
+    @classmethod
+    def saying(cls, message: Message, **fields: Any) -> CaseResult:
+        """A result whose message is `message`: its English text and the message itself."""
+        return cls(message=message.en, text=message, **fields)
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -42,6 +53,8 @@ class CaseResult:
             "time_ms": round(self.time_ms, 3),
             "message": self.message,
         }
+        if self.text is not None:
+            out["message_key"], out["message_args"] = self.text.key, self.text.args_dict()
         if self.public and self.got is not None:
             out["got"], out["expected"] = self.got, self.expected
         if self.line is not None:
@@ -79,6 +92,7 @@ class CaseResult:
             test=str(data["test"]) if data.get("test") is not None else None,
             stdout=str(data.get("stdout", "")),
             stderr=str(data.get("stderr", "")),
+            text=Message.from_parts(data.get("message_key"), data.get("message_args")),
         )
 
 

@@ -105,7 +105,7 @@ def test_trace_mismatch_names_the_step_and_its_operation() -> None:
     got = [{"op": "alloc seq=1 n=4", "result": [0]}, {"op": "free seq=1", "result": 7}]
     mismatch = check(got, expected, VALUE)
     assert mismatch is not None
-    assert mismatch.step == "step 1 (free seq=1)"
+    assert mismatch.step is not None and mismatch.step.en == "step 1 (free seq=1)"
     assert (
         mismatch.describe(reveal=False)
         == "step 1 (free seq=1) at [1]['result']: expected None, got an int"

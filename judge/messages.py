@@ -1,0 +1,395 @@
+"""Every sentence the judge says to a learner, in English and Chinese, and a message as data.
+
+The core never writes a sentence into a report by itself: it builds a `Message` (a catalog
+key and its arguments) and the report carries both the English text, for consumers that
+read `message` as they always have, and the key and arguments, so that a page can say it
+again in whichever language its reader chose, long after the run (reports are stored).
+
+Templates name their arguments as `{name}` and nothing else (no format specs, no literal
+braces): an argument is already text, an int, or another `Message`, so the Python renderer
+here and the browser's (web/frontend/src/results.js, fed `catalog_json()` at build time)
+substitute the same way and always agree. Text the submission chose (an exception's message,
+a path into its value) travels as an argument and is never translated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+LANGS = ("en", "zh")
+_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+CATALOG: dict[str, dict[str, str]] = {
+    # Text that is already whole: a submission's exception message, a detail the judge
+    # received as text. Rendered as it is in every language.
+    "raw": {"en": "{text}", "zh": "{text}"},
+    # Verdict names.
+    "verdict.IE": {"en": "Internal error", "zh": "判题内部错误"},
+    "verdict.CE": {"en": "Compile error", "zh": "编译错误"},
+    "verdict.RE": {"en": "Runtime error", "zh": "运行错误"},
+    "verdict.MLE": {"en": "Memory limit exceeded", "zh": "超出内存限制"},
+    "verdict.TLE": {"en": "Time limit exceeded", "zh": "超出时间限制"},
+    "verdict.OLE": {"en": "Output limit exceeded", "zh": "输出超出限制"},
+    "verdict.WA": {"en": "Wrong answer", "zh": "答案错误"},
+    "verdict.AC": {"en": "Accepted", "zh": "通过"},
+    # Kinds of value, as the checkers name them.
+    "kind.none": {"en": "None", "zh": "None"},
+    "kind.a": {"en": "a {name}", "zh": "{name}"},
+    "kind.an": {"en": "an {name}", "zh": "{name}"},
+    "kind.tensor": {"en": "a tensor", "zh": "张量"},
+    # Where a difference is: a trace's step, a path into the value.
+    "check.step": {"en": "step {index} ({op})", "zh": "第 {index} 步（{op}）"},
+    "check.where_reason": {"en": "at {where}: {reason}", "zh": "{where} 处：{reason}"},
+    "check.step_reason": {"en": "{step}: {reason}", "zh": "{step}：{reason}"},
+    "check.step_where_reason": {
+        "en": "{step} at {where}: {reason}",
+        "zh": "{step}，{where} 处：{reason}",
+    },
+    "check.with_detail": {"en": "{text} ({detail})", "zh": "{text}（{detail}）"},
+    "check.with_values": {
+        "en": "{text}; got {got}, expected {expected}",
+        "zh": "{text}；实际 {got}，期望 {expected}",
+    },
+    # How a value differs.
+    "check.kind": {"en": "expected {expected}, got {got}", "zh": "期望 {expected}，实际是 {got}"},
+    "check.values_differ": {"en": "values differ", "zh": "值不同"},
+    "check.item_count": {
+        "en": "wrong number of items (got {got})",
+        "zh": "元素个数不对（实际有 {got} 个）",
+    },
+    "check.item_count_hidden": {"en": "wrong number of items", "zh": "元素个数不对"},
+    "check.expected_count": {"en": "expected {expected}", "zh": "应有 {expected} 个"},
+    "check.missing_key": {"en": "missing key {key}", "zh": "缺少键 {key}"},
+    "check.unexpected_key": {"en": "unexpected key {key}", "zh": "多了键 {key}"},
+    "check.unexpected_key_hidden": {"en": "an unexpected key", "zh": "多了一个不该有的键"},
+    "check.not_number": {"en": "expected a number, got {got}", "zh": "期望一个数，实际是 {got}"},
+    "check.too_large": {
+        "en": "the number is too large for a float",
+        "zh": "这个数太大，float 表示不了",
+    },
+    "check.non_finite_number": {
+        "en": "got a non-finite number ({value})",
+        "zh": "得到了非有限的数（{value}）",
+    },
+    "check.tolerance": {
+        "en": "outside the tolerance (rel {rel}, abs {abs})",
+        "zh": "超出容差（相对 {rel}，绝对 {abs}）",
+    },
+    "check.off_by": {"en": "off by {diff}", "zh": "相差 {diff}"},
+    "check.not_tensor": {"en": "expected a tensor, got {got}", "zh": "期望一个张量，实际是 {got}"},
+    "check.dtype": {
+        "en": "dtype {got}, expected {expected}",
+        "zh": "dtype 是 {got}，应为 {expected}",
+    },
+    "check.shape": {
+        "en": "shape {got}, expected {expected}",
+        "zh": "形状是 {got}，应为 {expected}",
+    },
+    "check.shape_hidden": {"en": "wrong shape", "zh": "形状不对"},
+    "check.first_difference": {
+        "en": "first difference at index {index}",
+        "zh": "第一处不同在下标 {index}",
+    },
+    "check.non_finite_at": {
+        "en": "non-finite value {value} at index {index}",
+        "zh": "下标 {index} 处是非有限值 {value}",
+    },
+    "check.non_finite_hidden": {
+        "en": "a non-finite value where a finite one was expected",
+        "zh": "应为有限值的地方出现了非有限值",
+    },
+    "check.not_close": {
+        "en": "not close: max abs error {max_abs}, max rel error {max_rel}, "
+        "first bad index {index} (rtol {rtol}, atol {atol})",
+        "zh": "误差过大：最大绝对误差 {max_abs}，最大相对误差 {max_rel}，"
+        "第一个超差的下标 {index}（rtol {rtol}，atol {atol}）",
+    },
+    "check.not_close_hidden": {
+        "en": "not close (rtol {rtol}, atol {atol})",
+        "zh": "误差过大（rtol {rtol}，atol {atol}）",
+    },
+    # What happened on a case that gave no answer to compare.
+    "case.not_run": {"en": "not run", "zh": "未运行"},
+    "case.uncomparable": {
+        "en": "the judge cannot compare the returned value ({type})",
+        "zh": "判题器无法比较返回的值（{type}）",
+    },
+    "case.raised": {"en": "{name} raised", "zh": "抛出了 {name}"},
+    "case.own_exception": {
+        "en": "an exception of the submission's own class",
+        "zh": "提交代码自定义的异常",
+    },
+    "case.bad_value": {
+        "en": "returned a value the judge cannot compare: {detail}",
+        "zh": "返回了判题器无法比较的值：{detail}",
+    },
+    "case.bad_value_hidden": {
+        "en": "returned a value the judge cannot compare (not plain data)",
+        "zh": "返回了判题器无法比较的值（不是普通数据）",
+    },
+    "case.protocol_hidden": {
+        "en": "broke the judge's protocol on its result channel",
+        "zh": "破坏了结果通道上的判题协议",
+    },
+    "case.ended": {"en": "the process ended before answering", "zh": "进程还没给出答案就结束了"},
+    "case.out_of_memory": {
+        "en": "ran out of memory (MemoryError)",
+        "zh": "内存耗尽（MemoryError）",
+    },
+    "case.time_limit": {"en": "time limit exceeded", "zh": "超出时间限制"},
+    "case.cpu_limit": {"en": "CPU time limit exceeded", "zh": "超出 CPU 时间限制"},
+    "case.oom_killed": {
+        "en": "killed for exceeding the memory limit",
+        "zh": "超出内存限制，进程被终止",
+    },
+    "case.killed": {"en": "the process was killed by {signal}", "zh": "进程被 {signal} 终止"},
+    "case.exit_code": {
+        "en": "the process exited with code {code} before answering",
+        "zh": "进程还没给出答案就退出了，退出码 {code}",
+    },
+    # Said by the parent's session (judge/session.py, judge/limits.py) as English text;
+    # `recognise` turns these back into messages.
+    "case.printed_too_much": {
+        "en": "printed more than {limit} bytes",
+        "zh": "输出超过了 {limit} 字节",
+    },
+    "case.too_much_data": {
+        "en": "returned far more data than this problem's answers hold",
+        "zh": "返回的数据远多于本题答案的大小",
+    },
+    "case.trailing": {
+        "en": "wrote bytes that are not an answer to the result channel after its last answer",
+        "zh": "最后一个答案之后，又向结果通道写入了不是答案的字节",
+    },
+    "case.no_load_ack": {
+        "en": "the child did not acknowledge the load",
+        "zh": "子进程没有确认加载",
+    },
+    "case.cpu_hidden": {
+        "en": "used more CPU time than this case allows (a multiple of the reference's)",
+        "zh": "CPU 时间超出本用例允许的上限（参考解用时的若干倍）",
+    },
+    "case.cpu_public": {
+        "en": "used {used} s of CPU time; this case allows {allowed} s "
+        "({factor} x the reference's {reference} s + {slack} s)",
+        "zh": "用了 {used} 秒 CPU 时间；本用例允许 {allowed} 秒"
+        "（参考解的 {reference} 秒 × {factor} + {slack} 秒）",
+    },
+    # Loading the submission (judge/child.py writes these as English text).
+    "load.missing_names": {
+        "en": "the submission must define {names}",
+        "zh": "提交的代码必须定义 {names}",
+    },
+    "load.too_deep": {
+        "en": "{type}: the code is nested too deeply to compile",
+        "zh": "{type}：代码嵌套太深，无法编译",
+    },
+    # A quiz's answers.
+    "quiz.right": {"en": "right", "zh": "正确"},
+    "quiz.not_answered": {"en": "not answered", "zh": "未作答"},
+    "quiz.at_submit": {
+        "en": "checked when you submit: the browser does not have this answer",
+        "zh": "提交后才判：浏览器里没有这道题的答案",
+    },
+    "quiz.tolerance": {"en": "outside the tolerance", "zh": "超出容差"},
+    "quiz.wrong_option": {"en": "not the right option", "zh": "选项不对"},
+    "quiz.wrong_options": {"en": "not the right set of options", "zh": "选项组合不对"},
+    "quiz.public_right": {
+        "en": "right at the public points; the judge checks more when you submit",
+        "zh": "在公开的点上都对；提交后判题器还会检查更多的点",
+    },
+    "quiz.at_point": {"en": "at {point}", "zh": "在 {point} 处"},
+    "quiz.at_hidden_point": {"en": "at a point the judge chose", "zh": "在判题器选的一个点上"},
+    "quiz.no_value": {"en": "has no value {where}: {error}", "zh": "{where}没有值：{error}"},
+    "quiz.differs": {
+        "en": "differs from the expected value {where} (yours gives {got})",
+        "zh": "{where}与期望值不同（你的式子得 {got}）",
+    },
+    "quiz.differs_hidden": {
+        "en": "right at the public points, but differs {where}",
+        "zh": "在公开的点上都对，但{where}不同",
+    },
+    # `judge run`'s own lines (judge/render.py).
+    "cli.header": {
+        "en": "#|case|verdict|time|message",
+        "zh": "#|用例|结果|用时|说明",
+    },
+    "cli.passed": {"en": "{passed}/{total} cases passed", "zh": "通过 {passed}/{total} 个用例"},
+    "cli.internal_error": {
+        "en": "IE  Internal error: the judge failed, not your code. Please report it.",
+        "zh": "IE  判题内部错误：出错的是判题器，不是你的代码。请报告这个问题。",
+    },
+    "cli.at_line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
+    "cli.row_values": {
+        "en": "{text}: got {got}, expected {expected}",
+        "zh": "{text}：实际 {got}，期望 {expected}",
+    },
+    "cli.first_failure": {
+        "en": "first failure: {name} ({verdict})",
+        "zh": "第一个失败的用例：{name}（{verdict}）",
+    },
+    "cli.got": {"en": "got:      ", "zh": "实际：    "},
+    "cli.expected": {"en": "expected: ", "zh": "期望：    "},
+    "cli.right": {"en": "{name}: right. ", "zh": "{name}：正确。"},
+    "cli.withheld": {
+        "en": "output printed during the hidden cases is withheld (it could reveal their inputs)",
+        "zh": "隐藏用例运行时的输出不显示（它可能泄露隐藏用例的输入）",
+    },
+    "cli.ms": {"en": "{ms} ms", "zh": "{ms} 毫秒"},
+    "cli.input": {"en": "input:", "zh": "输入："},
+    "cli.omitted": {
+        "en": "the arguments are {chars} characters of JSON, too long to show here",
+        "zh": "参数的 JSON 有 {chars} 个字符，太长，这里不显示",
+    },
+    "cli.steps": {
+        "en": "calls, steps 0-{step} (step {step} is the first that differs):",
+        "zh": "调用，第 0-{step} 步（第 {step} 步是第一个不同的步骤）：",
+    },
+    "cli.cut": {
+        "en": "(the trace {key} is shown up to step {step} of its {length} operations)",
+        "zh": "（轨迹 {key} 只显示到第 {step} 步，共 {length} 个操作）",
+    },
+    "cli.state_before": {
+        "en": "state before step {step} (got and expected agree):",
+        "zh": "第 {step} 步之前的状态（实际与期望一致）：",
+    },
+    "cli.printed": {"en": "printed during case {name}", "zh": "用例 {name} 运行时的打印输出"},
+    "cli.reproduce": {"en": "reproduce it as a test: {command}", "zh": "把它复现为测试：{command}"},
+    "cli.all_output": {
+        "en": "your {stream} (all of it, in order)",
+        "zh": "你的 {stream}（全部，按顺序）",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One sentence as data: a catalog key and its arguments, rendered on demand."""
+
+    key: str
+    args: tuple[tuple[str, str | int | Message], ...] = ()
+
+    def render(self, lang: str = "en") -> str:
+        templates = CATALOG[self.key]
+        template = templates.get(lang) or templates["en"]
+        values = dict(self.args)
+
+        def value(match: re.Match[str]) -> str:
+            arg = values[match.group(1)]
+            return arg.render(lang) if isinstance(arg, Message) else str(arg)
+
+        return _FIELD.sub(value, template)
+
+    @property
+    def en(self) -> str:
+        return self.render("en")
+
+    def args_dict(self) -> dict[str, object]:
+        """The arguments as JSON data: a nested message is {"key", "args"}."""
+        return {
+            name: {"key": arg.key, "args": arg.args_dict()} if isinstance(arg, Message) else arg
+            for name, arg in self.args
+        }
+
+    @classmethod
+    def from_parts(cls, key: object, args: object) -> Message | None:
+        """A stored key and arguments read back; None where the catalog no longer knows
+        the key or the arguments do not fit it (the stored text is then what is shown)."""
+        if type(key) is not str or key not in CATALOG or type(args) is not dict:
+            return None
+        parsed: list[tuple[str, str | int | Message]] = []
+        for name, arg in args.items():
+            if type(arg) is dict:
+                inner = cls.from_parts(arg.get("key"), arg.get("args"))
+                if inner is None:
+                    return None
+                parsed.append((str(name), inner))
+            elif type(arg) in (str, int):
+                parsed.append((str(name), arg))
+            else:
+                return None
+        message = cls(key, tuple(parsed))
+        if not all(set(_FIELD.findall(t)) <= dict(parsed).keys() for t in CATALOG[key].values()):
+            return None
+        return message
+
+
+def say(key: str, /, **args: str | int | Message) -> Message:
+    """The message `key` with `args`; a key the catalog lacks is a KeyError here, at the
+    call, rather than when someone reads the report."""
+    if key not in CATALOG:
+        raise KeyError(f"no message {key!r} in judge.messages.CATALOG")
+    return Message(key, tuple(args.items()))
+
+
+def raw(text: str) -> Message:
+    """Text that is already whole (a submission's own message): the same in every language."""
+    return Message("raw", (("text", text),))
+
+
+def render(message: str, key: object, args: object, lang: str) -> str:
+    """A stored message in `lang`: from its key and arguments where the catalog knows them,
+    else the stored text (a report from before the catalog, or from a newer one)."""
+    parsed = Message.from_parts(key, args)
+    return parsed.render(lang) if parsed is not None else message
+
+
+def case_message(case: dict[str, object], lang: str) -> str:
+    """A case of a report's dict (`CaseResult.to_dict`) -> its message in `lang`."""
+    return render(
+        str(case.get("message", "")), case.get("message_key"), case.get("message_args"), lang
+    )
+
+
+def verdict_label(verdict: str, lang: str) -> str:
+    return say(f"verdict.{verdict}").render(lang)
+
+
+def recognise(text: str, keys: tuple[str, ...]) -> Message:
+    """English text another module wrote, as the message among `keys` whose English
+    template it matches (arguments taken from it); else the text as it is."""
+    for key in keys:
+        template = CATALOG[key]["en"]
+        names = _FIELD.findall(template)
+        pattern = "".join(
+            re.escape(part) if i % 2 == 0 else "(.+?)"
+            for i, part in enumerate(_FIELD.split(template))
+        )
+        match = re.fullmatch(pattern, text)
+        if match:
+            return Message(key, tuple(zip(names, match.groups(), strict=True)))
+    return raw(text)
+
+
+LOAD_SAYS = ("load.missing_names", "load.too_deep")
+
+
+def with_message(error: dict[str, object], message: Message) -> dict[str, object]:
+    """A compile error's dict saying `message`: its English text, key and arguments."""
+    return error | {
+        "message": message.en,
+        "message_key": message.key,
+        "message_args": message.args_dict(),
+    }
+
+
+def load_error_said(error: dict[str, object]) -> dict[str, object]:
+    """A load error from the child, its message as the catalog's where it is one."""
+    return with_message(error, recognise(str(error.get("message", "")), LOAD_SAYS))
+
+
+def lang_of(environ: dict[str, str]) -> str:
+    """The language a terminal asks for: LC_ALL, then LANG (zh_* -> zh, else en)."""
+    value = environ.get("LC_ALL") or environ.get("LANG") or ""
+    return "zh" if value.lower().startswith("zh") else "en"
+
+
+def catalog_json() -> str:
+    """The catalog as JSON, for the browser's renderer (built into app.js)."""
+    return json.dumps(CATALOG, ensure_ascii=False, sort_keys=True)
+
+
+if __name__ == "__main__":  # python -m judge.messages: the JSON the front-end build embeds
+    print(catalog_json())
