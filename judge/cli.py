@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
+from judge.messages import lang_of, say
 from judge.problemset import ProblemSet
 from judge.source import validate_source
 from judge.spec import ProblemSpec
@@ -146,7 +147,7 @@ def build_parser(
         "--lang",
         choices=("zh", "en"),
         default=None,
-        help="statement language (default: from $LANG)",
+        help="language to print in (default: from $LC_ALL / $LANG)",
     )
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("init", help="write a problem's starter file")
@@ -157,6 +158,12 @@ def build_parser(
     p.add_argument("slug")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--lang",
+        choices=("zh", "en"),
+        default=None,
+        help="language to print in (default: from $LC_ALL / $LANG)",
+    )
     p.add_argument(
         "--show-test",
         nargs="?",
@@ -327,11 +334,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     source = read_source(args.file)
     quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
     launcher = args.make_sandbox() if args.sandbox and not quiz else None
+    lang = args.lang or _default_lang()
     if launcher is None and not args.json and not quiz:
-        print(
-            "note: running without a sandbox (fine for your own code; the server sandboxes)",
-            file=sys.stderr,
-        )
+        print(say("cli.no_sandbox").render(lang), file=sys.stderr)
     progress = None if args.json or not sys.stderr.isatty() else _progress
     report = judge_source(
         problem, source, seed=args.seed, launcher=launcher, progress=progress,
@@ -344,7 +349,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         quoted = f"{shlex.quote(problem.slug)} {shlex.quote(str(args.file))}"
         show_test = _command(args.invocation, args.problems, f"run {quoted} --show-test")
-        print_report(report, problem, _default_lang(), show_test)
+        print_report(report, problem, lang, show_test)
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
 
 
@@ -453,8 +458,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def _default_lang() -> str:
-    lang = os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
-    return "zh" if lang.lower().startswith("zh") else "en"
+    return lang_of(dict(os.environ))
 
 
 def _print_json(data: object) -> None:

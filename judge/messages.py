@@ -237,6 +237,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "output printed during the hidden cases is withheld (it could reveal their inputs)",
         "zh": "隐藏用例运行时的输出不显示（它可能泄露隐藏用例的输入）",
     },
+    "cli.no_sandbox": {
+        "en": "note: running without a sandbox (fine for your own code; the server sandboxes)",
+        "zh": "注意：本次运行没有沙箱（判自己的代码没问题；服务器上会用沙箱）",
+    },
     "cli.ms": {"en": "{ms} ms", "zh": "{ms} 毫秒"},
     "cli.input": {"en": "input:", "zh": "输入："},
     "cli.omitted": {

@@ -10,6 +10,8 @@ import textwrap
 import unicodedata
 from collections.abc import Sequence
 
+from judge import messages
+from judge.messages import Message
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
 from judge.textcap import bounded
@@ -32,40 +34,19 @@ MAX_OUTPUT_SHOWN = 64 * 1024
 ROW_VALUES = 80
 MIN_MESSAGE_WIDTH = 30  # a message column narrower than this wraps at this width anyway
 
-# The labels this module adds to a report, in both languages (`judge run` follows $LANG).
-LABELS = {
-    "input": {"en": "input:", "zh": "输入："},
-    "omitted": {
-        "en": "the arguments are {chars:,} characters of JSON, too long to show here",
-        "zh": "参数的 JSON 有 {chars:,} 个字符，太长，这里不显示",
-    },
-    "steps": {
-        "en": "calls, steps 0-{step} (step {step} is the first that differs):",
-        "zh": "调用，第 0-{step} 步（第 {step} 步是第一个不同的步骤）：",
-    },
-    "cut": {
-        "en": "(the trace {key!r} is shown up to step {step} of its {length} operations)",
-        "zh": "（轨迹 {key!r} 只显示到第 {step} 步，共 {length} 个操作）",
-    },
-    "state_before": {
-        "en": "state before step {step} (got and expected agree):",
-        "zh": "第 {step} 步之前的状态（实际与期望一致）：",
-    },
-    "printed": {"en": "printed during case {name}", "zh": "用例 {name} 运行时的打印输出"},
-    "reproduce": {
-        "en": "reproduce it as a test: {command}",
-        "zh": "把它复现为测试：{command}",
-    },
-    "all_output": {
-        "en": "your {stream} (all of it, in order)",
-        "zh": "你的 {stream}（全部，按顺序）",
-    },
-}
+
+def say(label: str, lang: str, **fields: str | int | Message) -> str:
+    """One of `judge run`'s own lines (the catalog's `cli.*`), in `lang`."""
+    return messages.say(f"cli.{label}", **fields).render(lang)
 
 
-def say(label: str, lang: str, **fields: object) -> str:
-    texts = LABELS[label]
-    return (texts.get(lang) or texts["en"]).format(**fields)
+def _message(case: CaseResult, lang: str) -> str:
+    """A case's message in `lang` where it is the catalog's, else its text as it is."""
+    return case.text.render(lang) if case.text is not None else case.message
+
+
+def _label(verdict: Verdict, lang: str) -> str:
+    return messages.verdict_label(verdict.value, lang)
 
 
 def clean(text: str) -> str:
@@ -115,23 +96,26 @@ def print_report(
     out = sys.stdout
     if report.compile_error is not None:
         error = report.compile_error
-        where = f" (line {error['line']})" if error.get("line") else ""
+        where = say("at_line", lang, line=str(error["line"])) if error.get("line") else ""
+        text = messages.render(
+            str(error.get("message", "")), error.get("message_key"), error.get("message_args"), lang
+        )
+        colon = "：" if lang == "zh" else ": "
         print(
-            f"{report.verdict.value}  {report.verdict.label}{where}: "
-            f"{clean(str(error.get('message', '')))}",
+            f"{report.verdict.value}  {_label(report.verdict, lang)}{where}{colon}{clean(text)}",
             file=out,
         )
         if error.get("traceback"):
             print(clean(str(error["traceback"])), file=out)
     elif report.verdict is Verdict.IE:
-        print("IE  Internal error: the judge failed, not your code. Please report it.", file=out)
+        print(say("internal_error", lang), file=out)
         if report.internal_error:
             print(report.internal_error, file=sys.stderr)
     else:
         print(
             table(
-                ("#", "case", "verdict", "time", "message"),
-                [_row(i, c) for i, c in enumerate(report.cases, 1)],
+                tuple(say("header", lang).split("|")),
+                [_row(i, c, lang) for i, c in enumerate(report.cases, 1)],
                 wrap_last=True,
             ),
             file=out,
@@ -140,8 +124,9 @@ def print_report(
         _print_explanations(report, lang)
         _print_case_output(report, lang)
     _print_output(report, lang)
-    passed = f"{report.passed}/{len(report.cases)} cases passed"
-    summary = f"{report.verdict.value}  {report.verdict.label}: {passed}"
+    passed = say("passed", lang, passed=report.passed, total=len(report.cases))
+    colon = "：" if lang == "zh" else ": "
+    summary = f"{report.verdict.value}  {_label(report.verdict, lang)}{colon}{passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
     if report.speed is not None:
         print(speed_line(report.speed), file=out)
@@ -159,23 +144,26 @@ def speed_line(speed: SpeedResult) -> str:
     )
 
 
-def _row(i: int, case: CaseResult) -> list[str]:
-    message = clean(case.message)
+def _row(i: int, case: CaseResult, lang: str = "en") -> list[str]:
+    message = clean(_message(case, lang))
     got, expected = case.got, case.expected
     if got is not None and len(got) + len(str(expected)) <= ROW_VALUES:
-        message += f": got {clean(got)}, expected {clean(str(expected))}"
+        message = say(
+            "row_values", lang, text=message, got=clean(got), expected=clean(str(expected))
+        )
     verdict = case.verdict.value if case.verdict else "—"
-    return [str(i), case.name, verdict, f"{case.time_ms:.1f} ms", message]
+    return [str(i), case.name, verdict, say("ms", lang, ms=f"{case.time_ms:.1f}"), message]
 
 
 def _print_failure(case: CaseResult | None, lang: str, show_test: str | None) -> None:
     if case is None:
         return
-    print(f"\nfirst failure: {case.name} ({case.verdict.label if case.verdict else ''})")
-    print(f"  {clean(case.message)}")
+    label = _label(case.verdict, lang) if case.verdict else ""
+    print("\n" + say("first_failure", lang, name=case.name, verdict=label))
+    print(f"  {clean(_message(case, lang))}")
     if case.got is not None:
-        print(f"  got:      {_indented(clean(case.got), 12)}")
-        print(f"  expected: {_indented(clean(str(case.expected)), 12)}")
+        print(f"  {say('got', lang)}{_indented(clean(case.got), 12)}")
+        print(f"  {say('expected', lang)}{_indented(clean(str(case.expected)), 12)}")
     if case.traceback:
         print("  " + clean(case.traceback).replace("\n", "\n  "))
     if case.input is not None:
@@ -192,14 +180,16 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
         return []
     lines = ["  " + say("input", lang)]
     if shown.args is None:
-        lines.append("    " + say("omitted", lang, chars=shown.omitted_chars))
+        lines.append("    " + say("omitted", lang, chars=f"{shown.omitted_chars:,}"))
     else:
         lines.append("    " + _indented(_json(shown.args), 4))
     if shown.step is not None and shown.ops:
         lines.append("  " + say("steps", lang, step=shown.step))
         lines += [f"    {i:>3}  {clean(op)}" for i, op in enumerate(shown.ops)]
         if shown.trace_key is not None and shown.trace_length > shown.step + 1:
-            cut = say("cut", lang, key=shown.trace_key, step=shown.step, length=shown.trace_length)
+            cut = say(
+                "cut", lang, key=repr(shown.trace_key), step=shown.step, length=shown.trace_length
+            )
             lines.append("  " + cut)
     if shown.state_before is not None and shown.step is not None:
         lines.append("  " + say("state_before", lang, step=shown.step))
@@ -222,7 +212,8 @@ def _print_explanations(report: Report, lang: str) -> None:
     for case in report.cases:
         if case.explanation:
             text = case.explanation.get(lang) or next(iter(case.explanation.values()))
-            print(f"\n{case.name}: right. " + clean(text).strip().replace("\n", "\n  "))
+            right = say("right", lang, name=case.name)
+            print("\n" + right + clean(text).strip().replace("\n", "\n  "))
 
 
 # Keyed by QuestionType's values: render is loaded by every `judge run`, the quiz
@@ -269,7 +260,7 @@ def _print_output(report: Report, lang: str) -> None:
         if text.strip() and by_case < len(text):
             print(f"\n{say('all_output', lang, stream=name)}:\n  " + _block(text))
     if report.output_withheld:
-        print("\noutput printed during the hidden cases is withheld (it could reveal their inputs)")
+        print("\n" + say("withheld", lang))
 
 
 def _block(text: str) -> str:

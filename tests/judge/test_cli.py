@@ -264,6 +264,36 @@ def test_run_in_chinese_labels_the_input_in_chinese(
     assert "  输入：\n    [1, 2]\n" in out and "把它复现为测试" in out
 
 
+def test_run_in_chinese_says_verdicts_messages_and_hints_in_chinese(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8")
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return [a, b]\n")
+    _, out, err = run_cli(["--problems", str(root), "run", "add", str(wrong)], capsys)
+    assert "第一个失败的用例：small（答案错误）" in out
+    assert "期望 an int" not in out and "期望 int，实际是 list" in out
+    assert "WA  答案错误：通过 0/7 个用例" in out
+    assert "注意：本次运行没有沙箱" in err
+
+
+def test_run_lang_flag_wins_over_the_environment_both_ways(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def add(a, b):\n    return a * b\n")
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    _, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(wrong), "--lang", "en"], capsys
+    )
+    assert "first failure: small (Wrong answer)" in out and "values differ" in out
+    assert "without a sandbox" in err and "答案" not in out
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    _, out, _ = run_cli(["--problems", str(root), "run", "add", str(wrong), "--lang", "zh"], capsys)
+    assert "值不同" in out and "实际：" in out and "values differ" not in out
+
+
 def test_run_show_test_prints_only_the_test_of_the_first_failing_public_case(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
