@@ -3,6 +3,7 @@ and $...$ / $$...$$ math is kept verbatim (not read as Markdown) for KaTeX on th
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from html import escape
 
@@ -27,7 +28,19 @@ def _parser() -> MarkdownIt:
     md.validateLink = _safe_link  # type: ignore[method-assign]
     md.inline.ruler.before("escape", "math", _math_rule)
     md.add_render_rule("math_inline", _render_math)
+    md.add_render_rule("softbreak", _render_softbreak)
     return md
+
+
+# Chinese and Japanese text, with its full-width punctuation: a line break between two of
+# these is no word boundary, so it must not become the space a browser shows for "\n".
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+
+
+def _render_softbreak(self: object, tokens: list[Token], idx: int, *_: object) -> str:
+    before = tokens[idx - 1].content[-1:] if idx > 0 else ""
+    after = tokens[idx + 1].content[:1] if idx + 1 < len(tokens) else ""
+    return "" if _CJK.match(before) and _CJK.match(after) else "\n"
 
 
 def _safe_link(url: str) -> bool:

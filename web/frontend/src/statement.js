@@ -71,9 +71,21 @@ function mathPlugin(md) {
     `<div class="math-display">${typeset(tokens[idx].content, true)}</div>\n`;
 }
 
-const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(
-  mathPlugin,
-);
+// A line break between two Chinese characters is no word boundary: rendered as "\n" it
+// would show as a space (web/markdown.py does the same on the server).
+const CJK = /[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]/;
+
+function cjkSoftbreak(md) {
+  md.renderer.rules.softbreak = (tokens, idx) => {
+    const before = idx > 0 ? tokens[idx - 1].content.slice(-1) : "";
+    const after = idx + 1 < tokens.length ? tokens[idx + 1].content.slice(0, 1) : "";
+    return CJK.test(before) && CJK.test(after) ? "" : "\n";
+  };
+}
+
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false })
+  .use(mathPlugin)
+  .use(cjkSoftbreak);
 
 export function renderMarkdown(source) {
   return markdown.render(source);

@@ -33,3 +33,8 @@ test("a bad formula shows an error mark instead of breaking the page", () => {
   assert.match(html, /katex-error|katex/);
   assert.match(html, /here/);
 });
+
+test("a line break between Chinese characters leaves no space; next to Latin text it stays", () => {
+  assert.equal(renderMarkdown("每个 token 占多少字节，\n决定了一张卡"), "<p>每个 token 占多少字节，决定了一张卡</p>\n");
+  assert.equal(renderMarkdown("KV cache\n很大"), "<p>KV cache\n很大</p>\n");
+});
