@@ -9,20 +9,24 @@ from typing import Any
 from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session, defer
 
+from judge.messages import case_message
 from judge.verdict import Verdict
 from web import judging
 from web.auth import Viewer, username_key
 from web.db import iso
 from web.errors import Conflict, Invalid, NotFound
-from web.i18n import say
+from web.i18n import current_language, say
 from web.inputs import MAX_ID
 from web.models import Submission, SubmissionStatus, User
 from web.state import PlatformState
 
 # Report fields an owner sees beyond the summary; anything else in a report stays private.
 # `explanation`: a quiz question answered correctly, why it is right ({"zh", "en"}).
+# `message_key`/`message_args`: the message as data (judge/messages.py), so the page can
+# say it again in its reader's language; `message` itself is rendered in the viewer's.
 CASE_FIELDS = (
-    "name", "public", "verdict", "time_ms", "message", "line", "traceback", "explanation",
+    "name", "public", "verdict", "time_ms", "message", "message_key", "message_args", "line",
+    "traceback", "explanation",
 )  # fmt: skip
 # Public cases only: the values, the input and its test, what the case printed.
 VALUE_FIELDS = ("got", "expected", "input", "test", "stdout", "stderr")
@@ -178,7 +182,9 @@ def _case(case: dict[str, Any]) -> dict[str, Any]:
     # The core never puts values on hidden cases; dropping them here keeps that true
     # even if a report from an older or buggy judge did.
     fields = CASE_FIELDS + VALUE_FIELDS if case.get("public") is True else CASE_FIELDS
-    return {k: case[k] for k in fields if k in case}
+    out = {k: case[k] for k in fields if k in case}
+    out["message"] = case_message(case, current_language())
+    return out
 
 
 def details(sub: Submission, username: str, *, admin: bool = False) -> dict[str, Any]:
