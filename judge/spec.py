@@ -11,6 +11,7 @@ from pathlib import Path
 
 from judge.checkers import CHECKER_KINDS, CheckSpec
 from judge.errors import SpecError
+from judge.guide import Hint, has_editorial, load_hints
 from judge.limits import CpuRule, Limits
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -84,11 +85,20 @@ class ProblemSpec:
     device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
     difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
     section: str | None = None  # the chapter section it practises (SECTION_RE), if named
+    hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/guide.py): public
+    has_editorial: bool = False  # editorial.<lang>.md exist: shown only after an AC
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
             raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
         return self._read(f"statement.{lang}.md")
+
+    def editorial(self, lang: str) -> str | None:
+        """The editorial in `lang`, or None when the problem has none. Never public: the
+        web shows it only to a user with an accepted submission."""
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
+        return self._read(f"editorial.{lang}.md") if self.has_editorial else None
 
     def starter_source(self) -> str:
         """starter.py; for a quiz, the blank answer sheet (every question, null)."""
@@ -231,6 +241,8 @@ class _Common:
             device=self.device,
             difficulty=self.difficulty,
             section=self.section,
+            hints=load_hints(folder),
+            has_editorial=has_editorial(folder),
         )
 
 

@@ -56,10 +56,13 @@ PUBLIC_FILES = (
     "statement.zh.md",
     "statement.en.md",
     "questions.toml",  # a quiz's questions
+    "hints.zh.md",  # hints are public (the page shows them); the bundle carries none
+    "hints.en.md",
 )
 # Never public: a code problem's reference and a quiz's answer key (answers, hidden points,
-# explanations); and under solutions/, known-wrong code and known-wrong answer sheets.
-SECRET_FILES = ("reference.py", "answers.toml")
+# explanations), the editorial (it explains the reference: shown only after an AC); and under
+# solutions/, known-wrong code and known-wrong answer sheets.
+SECRET_FILES = ("reference.py", "answers.toml", "editorial.zh.md", "editorial.en.md")
 SECRET_SOLUTIONS = ("solutions/**/*.py", "solutions/**/*.json")
 
 

@@ -365,6 +365,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "需要 PyTorch：在服务器上运行",
     },
     "handbook_section": {"en": "Handbook section:", "zh": "手册章节："},
+    "hints_title": {"en": "Hints", "zh": "提示"},
+    "hint_n": {"en": "Hint {n}", "zh": "提示 {n}"},
+    "hint_next": {"en": "Show hint {n} of {total}", "zh": "看第 {n} 条提示（共 {total} 条）"},
+    "hints_intro": {
+        "en": "Stuck? Open one hint at a time; each says a little more than the last.",
+        "zh": "卡住了？一次只看一条提示，每条比上一条多说一点。",
+    },
+    "editorial_title": {"en": "Editorial", "zh": "题解"},
+    "editorial_locked": {
+        "en": "The editorial (the idea behind the reference solution) opens once you have an "
+        "accepted submission.",
+        "zh": "提交通过之后，这里会出现题解（参考解法的思路）。",
+    },
+    "err_no_editorial": {"en": "{slug} has no editorial", "zh": "{slug} 没有题解"},
+    "err_not_accepted": {
+        "en": "the editorial opens after an accepted submission to this problem",
+        "zh": "这道题的提交通过之后才能看题解",
+    },
 }
 
 

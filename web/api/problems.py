@@ -1,4 +1,4 @@
-"""GET /api/problems, GET /api/problems/<slug>, GET /api/problems/<slug>/starter."""
+"""GET /api/problems, GET /api/problems/<slug>, its starter and its editorial."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
-from web import quiz
+from web import guidance, quiz
 from web.auth import require_user
 from web.leaderboard import progress
 from web.state import platform
@@ -59,6 +59,8 @@ def get_problem(slug: str) -> Any:
     item["starter"] = problem.starter_source()
     if problem.quiz is not None:  # public by design: no answer, only public points' values
         item["questions"] = problem.quiz.public_questions()
+    item["hints"] = [hint.to_dict() for hint in problem.hints]  # public: no answer in them
+    item["has_editorial"] = problem.has_editorial
     item["starter_url"] = f"/api/problems/{slug}/starter"
     item["bundle_url"] = f"/static/dist/problems/{slug}.json"
     return jsonify(item)
@@ -80,3 +82,13 @@ def starter(slug: str) -> Response:
     state, viewer = platform(), g.viewer
     problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
     return Response(problem.starter_source(), mimetype="text/x-python")
+
+
+@bp.get("/problems/<slug>/editorial")
+def editorial(slug: str) -> Any:
+    """The reference's explanation, for a user with an accepted submission only."""
+    viewer = require_user()
+    problem = platform().catalog.find(g.db, slug, admin=viewer.is_admin)
+    return jsonify(
+        {"problem": problem.slug, "editorial": guidance.editorial_or_refuse(g.db, problem)}
+    )

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
 from judge.spec import ProblemSpec
-from web import handbook, quiz, submissions
+from web import guidance, handbook, quiz, submissions
 from web.auth import require_user
 from web.errors import ApiError
 from web.i18n import COOKIE, LANGS, say
@@ -70,7 +70,17 @@ def show(slug: str) -> str:
         history=history,
         speed=speed_board_of(g.db, problem, limit=SPEED_ROWS),
         section=handbook.section_of(problem.section),
+        hints=[(hint.title[g.lang], render_markdown(hint.text[g.lang])) for hint in problem.hints],
+        editorial_html=_editorial_html(problem),
     )
+
+
+def _editorial_html(problem: ProblemSpec) -> str | None:
+    """The editorial, rendered, for a viewer with an accepted submission; else None (the
+    page then only says that solving it opens the editorial)."""
+    if not guidance.may_read_editorial(g.db, g.viewer, problem):
+        return None
+    return render_markdown(problem.editorial(g.lang) or "")
 
 
 def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:

@@ -5,6 +5,7 @@ import "katex/dist/katex.min.css";
 import "./styles.css";
 import { readConfig } from "./config.js";
 import { followSubmission } from "./follow.js";
+import { enhanceHints } from "./hints.js";
 import { Runner } from "./runner.js";
 
 function startRunner(config) {
@@ -46,6 +47,8 @@ function summariseChapters() {
 async function start() {
   markViewer();
   summariseChapters();
+  const hints = document.getElementById("hints");
+  if (hints) enhanceHints(hints);
   const mount = document.getElementById("workspace") || document.getElementById("editor");
   if (mount && mount.dataset.slug) {
     const config = readConfig(mount);
