@@ -11,7 +11,9 @@ input shown is the part that matters. Built on the trusted side for public cases
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from judge.pictures import picture
 
 # Keys of `args` whose list holds one operation per step of the observed trace
 # (docs/stateful-problems.md); the scheduler's "requests" are arrivals, not steps.
@@ -30,6 +32,7 @@ class CaseInput:
     trace_key: str | None = None  # args[trace_key] was cut after `step` ...
     trace_length: int = 0  # ... from this many operations
     omitted_chars: int = 0  # args too large to show: their JSON is this long
+    picture: object = None  # JSON data the page draws (judge/pictures.py); None: no picture
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"args": self.args}
@@ -43,6 +46,8 @@ class CaseInput:
             out["trace"] = {"key": self.trace_key, "length": self.trace_length}
         if self.omitted_chars:
             out["omitted_chars"] = self.omitted_chars
+        if self.picture is not None:
+            out["picture"] = self.picture
         return out
 
     @classmethod
@@ -60,6 +65,7 @@ class CaseInput:
             trace_key=key if type(key) is str else None,
             trace_length=length if type(length) is int else 0,
             omitted_chars=int(data.get("omitted_chars") or 0),
+            picture=data.get("picture") if type(data.get("picture")) is dict else None,
         )
 
 
@@ -86,21 +92,34 @@ def trace_key(args: object, steps: int) -> str | None:
     return None
 
 
-def case_input(args: object, expected: object, step: int | None) -> CaseInput:
+def case_input(args: object, expected: object, step: int | None, got: object = None) -> CaseInput:
     """The input of a case whose first difference is at trace step `step` (None: not a
-    trace, or a failure no step is known for, such as an exception)."""
+    trace, or a failure no step is known for, such as an exception), with a picture of
+    `got` beside `expected` where the case has one (`got` None: the code returned nothing
+    comparable, so there is nothing to draw)."""
+    shown = _with_picture(_shown(args, expected, step), args, expected, got, step)
+    return _sized(shown)
+
+
+def _with_picture(
+    shown: CaseInput, args: object, expected: object, got: object, step: int | None
+) -> CaseInput:
+    if got is None:
+        return shown
+    return replace(shown, picture=picture(args, expected, got, step))
+
+
+def _shown(args: object, expected: object, step: int | None) -> CaseInput:
     labels = trace_labels(expected)
     if labels is None or step is None or not 0 <= step < len(labels):
-        return _sized(CaseInput(args))
+        return CaseInput(args)
     steps: list[dict[str, object]] = expected  # type: ignore[assignment]
     key = trace_key(args, len(labels))
     shown = args
     if key is not None:
         shown = {**args, key: args[key][: step + 1]}  # type: ignore[dict-item, index]
     before = steps[step - 1].get("state") if step > 0 else None
-    return _sized(
-        CaseInput(shown, step, tuple(labels[: step + 1]), before, key, len(labels) if key else 0)
-    )
+    return CaseInput(shown, step, tuple(labels[: step + 1]), before, key, len(labels) if key else 0)
 
 
 def _sized(shown: CaseInput) -> CaseInput:
@@ -110,4 +129,4 @@ def _sized(shown: CaseInput) -> CaseInput:
         return shown  # not JSON text: the case's validation would have refused it
     if size <= MAX_INPUT_CHARS:
         return shown
-    return CaseInput(None, shown.step, shown.ops, None, shown.trace_key, shown.trace_length, size)
+    return replace(shown, args=None, state_before=None, omitted_chars=size, picture=None)

@@ -30,7 +30,7 @@ def grade(
         result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
     if result.verdict in (Verdict.AC, None):
         return result
-    shown = case_input(case.args, expected, step)
+    shown = case_input(case.args, expected, step, got=outcome.observation)
     test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
     return replace(result, input=shown, test=test)
 
