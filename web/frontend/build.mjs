@@ -28,6 +28,14 @@ const PYODIDE_FILES = [
   "pyodide-lock.json",
 ];
 
+// The judge's message catalog (judge/messages.py, the one source of every sentence a
+// report says), built into app.js so a case's message_key/message_args render in the
+// page's language (src/results.js).
+function judgeMessages() {
+  const python = process.env.PYTHON || "python3";
+  return execFileSync(python, ["-m", "judge.messages"], { cwd: root, encoding: "utf-8" }).trim();
+}
+
 async function bundleScripts() {
   const common = {
     bundle: true,
@@ -40,6 +48,7 @@ async function bundleScripts() {
   await esbuild.build({
     ...common,
     entryPoints: { app: join(here, "src", "app.js") },
+    define: { __JUDGE_MESSAGES__: judgeMessages() },
     outdir: dist,
     format: "esm",
     // The editor, Markdown and KaTeX load as a chunk after the worker has started.

@@ -1,7 +1,34 @@
 // Renders judge reports: the browser's Run report and the server's per-case results
 // share one case list, so a verdict looks the same wherever it was produced.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
+
+// judge/messages.py's catalog, put here by the build (build.mjs); absent under node's tests.
+const CATALOG = typeof __JUDGE_MESSAGES__ === "undefined" ? {} : __JUDGE_MESSAGES__;
+
+// A message as the core stores it (a key and its arguments, an argument itself perhaps a
+// message), in `language`; substituted exactly as judge.messages does. Where the catalog
+// does not know the key (an older report, a newer judge), the stored text is shown.
+export function renderMessage(key, args, language, catalog = CATALOG) {
+  const templates = catalog[key];
+  if (!templates || !args || typeof args !== "object") return null;
+  let missing = false;
+  const text = (templates[language] || templates.en).replace(/\{([a-z_][a-z0-9_]*)\}/g, (_, name) => {
+    const arg = args[name];
+    if (arg && typeof arg === "object") {
+      const inner = renderMessage(arg.key, arg.args, language, catalog);
+      if (inner === null) missing = true;
+      return inner ?? "";
+    }
+    if (arg === undefined || arg === null) missing = true;
+    return String(arg);
+  });
+  return missing ? null : text;
+}
+
+export function caseMessage(result, language = lang) {
+  return renderMessage(result.message_key, result.message_args, language) ?? result.message ?? "";
+}
 
 export function verdictBadge(verdict) {
   const code = String(verdict || "").toUpperCase();
@@ -135,7 +162,7 @@ function caseRow(result, onLine, open) {
     h("span", { class: "case-name" }, result.name),
     result.public === false ? h("span", { class: "tag" }, t("hiddenCase")) : null,
     result.message
-      ? h("span", { class: "case-message" }, result.message.replace(/:\s*$/, ""))
+      ? h("span", { class: "case-message" }, caseMessage(result).replace(/[:：]\s*$/, ""))
       : null,
     result.line && onLine ? lineLink(result.line, onLine) : null,
     typeof result.time_ms === "number"
@@ -187,29 +214,37 @@ function allOutput(report) {
   return h("details", { class: "output-all" }, h("summary", {}, t("allOutput")), blocks);
 }
 
-// The whole Run report: headline, compile error, cases, captured output.
+// Code that never got to its cases: one sentence saying what went wrong and where (the
+// line is a link to the editor where there is one), then the interpreter's message. An
+// exception while loading is not a compile error, and says so.
+export function compileErrorView(error, onLine) {
+  const raised = error.kind === "exception";
+  const line = error.line;
+  let where;
+  if (line && onLine) where = [t(raised ? "loadErrorAt" : "compileErrorAt"), " ", lineLink(line, onLine)];
+  else if (line) where = t(raised ? "loadErrorLine" : "compileError", { line });
+  else where = t(raised ? "loadErrorNoLine" : "compileErrorNoLine");
+  return h(
+    "div",
+    { class: "compile-error" },
+    h("div", { class: "compile-where" }, h("strong", {}, where)),
+    h("pre", {}, caseMessage(error)),
+  );
+}
+
+// The whole Run report: headline, compile error, cases, captured output. Code that did
+// not load ran no case, so its headline has no "0 / 0 passed".
 export function reportView(report, ms, onLine) {
+  const loaded = !report.compile_error;
   const headline = h(
     "div",
     { class: "report-head" },
     verdictBadge(report.verdict),
     h("strong", {}, t(`verdict.${report.verdict}`)),
-    h("span", { class: "muted" }, t("passed", { passed: report.passed, total: report.total })),
+    loaded ? h("span", { class: "muted" }, t("passed", { passed: report.passed, total: report.total })) : null,
     typeof ms === "number" ? h("span", { class: "muted" }, t("ms", { ms: Math.round(ms) })) : null,
   );
-  const compile = report.compile_error
-    ? h(
-        "div",
-        { class: "compile-error" },
-        h(
-          "div",
-          {},
-          h("strong", {}, t("compileError", { line: report.compile_error.line ?? "?" })),
-          report.compile_error.line && onLine ? lineLink(report.compile_error.line, onLine) : null,
-        ),
-        h("pre", {}, report.compile_error.message),
-      )
-    : null;
+  const compile = loaded ? null : compileErrorView(report.compile_error, onLine);
   return h(
     "div",
     { class: "report", "data-verdict": report.verdict },

@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines, compactJSON } from "../src/results.js";
+import { blamedLines, compactJSON, renderMessage } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -24,4 +24,16 @@ test("an input's arguments are shown one top-level key a line, lists on one line
   assert.equal(compactJSON(args), '{\n  "num_blocks": 6,\n  "ops": [["append",1,5],["free",1]]\n}');
   assert.equal(compactJSON([1, 2]), "[1,2]");
   assert.equal(compactJSON({}), "{}");
+});
+
+test("a case message renders from its key and arguments, nested ones too, in the page's language", () => {
+  const catalog = {
+    "check.where_reason": { en: "at {where}: {reason}", zh: "{where} 处：{reason}" },
+    "check.values_differ": { en: "values differ", zh: "值不同" },
+  };
+  const args = { where: "[0]", reason: { key: "check.values_differ", args: {} } };
+  assert.equal(renderMessage("check.where_reason", args, "zh", catalog), "[0] 处：值不同");
+  assert.equal(renderMessage("check.where_reason", args, "en", catalog), "at [0]: values differ");
+  assert.equal(renderMessage("no.such", {}, "zh", catalog), null);
+  assert.equal(renderMessage("check.where_reason", { where: "[0]" }, "zh", catalog), null);
 });
