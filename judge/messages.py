@@ -224,7 +224,7 @@ CATALOG: dict[str, dict[str, str]] = {
     "cli.at_line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
     "cli.row_values": {
         "en": "{text}: got {got}, expected {expected}",
-        "zh": "{text}：实际 {got}，期望 {expected}",
+        "zh": "{text}；实际 {got}，期望 {expected}",
     },
     "cli.first_failure": {
         "en": "first failure: {name} ({verdict})",

@@ -63,6 +63,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "no_submissions": {"en": "No submissions yet.", "zh": "还没有提交。"},
     "limits": {"en": "Limits", "zh": "限制"},
     "time_per_case": {"en": "time per case", "zh": "每个用例时限"},
+    # The problem page's limits, one sentence a language (not the words of one laid out
+    # in the order of the other).
+    "limits_line": {
+        "en": "Limits: {time} s per case, {memory} MB memory",
+        "zh": "限制：每个用例 {time} 秒，内存 {memory} MB",
+    },
     "memory": {"en": "memory", "zh": "内存"},
     "username": {"en": "Username", "zh": "用户名"},
     "password": {"en": "Password", "zh": "密码"},
