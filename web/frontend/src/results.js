@@ -1,6 +1,7 @@
 // Renders judge reports: the browser's Run report and the server's per-case results
 // share one case list, so a verdict looks the same wherever it was produced.
 import { h } from "./dom.js";
+import { casePicture } from "./pictures.js";
 import { lang, t } from "./i18n.js";
 
 // judge/messages.py's catalog, put here by the build (build.mjs); absent under node's tests.
@@ -137,6 +138,7 @@ function caseDetails(result) {
   return [
     comparison(result),
     result.input ? inputView(result.input) : null,
+    result.input && result.input.picture ? casePicture(result.input.picture) : null,
     result.traceback
       ? h("div", {}, h("h4", {}, t("traceback")), h("pre", { class: "traceback" }, result.traceback))
       : null,

@@ -1,0 +1,18 @@
+// A failing public case's picture, by the kind the judge gave it (judge/pictures.py). An
+// unknown kind, or data a picture cannot draw, shows nothing rather than breaking the card.
+import { memoryPicture } from "./memory_picture.js";
+import { poolPicture } from "./pool_picture.js";
+import { rooflinePicture } from "./roofline_picture.js";
+
+const PICTURES = { pool: poolPicture, roofline: rooflinePicture, memory: memoryPicture };
+
+export function casePicture(picture) {
+  const draw = picture && PICTURES[picture.kind];
+  if (!draw) return null;
+  try {
+    return draw(picture);
+  } catch (error) {
+    console.warn("case picture not drawn", error);
+    return null;
+  }
+}

@@ -1,0 +1,59 @@
+// The case pictures' layouts (issue 12, section 2): what each cell says and which are
+// marked, where the roofline's points sit, how the memory bar splits. The DOM side is
+// pinned by tests/web/e2e/test_case_pictures.py.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { gb, memorySegments } from "../src/memory_picture.js";
+import { cellKind, cellText, poolLayout, say } from "../src/pool_picture.js";
+import { rooflineLayout } from "../src/roofline_picture.js";
+
+test("a cell says who holds the block, its references, its place in the queue and its cache mark", () => {
+  assert.equal(cellText({ owners: [0, 1], ref: 2, cached: false, free_at: null }), "s0+1");
+  assert.equal(cellText({ owners: [0], ref: 2, cached: false, free_at: null }), "s0 x2");
+  assert.equal(cellText({ owners: [], ref: 0, cached: true, free_at: 3 }), "f@3 c");
+  assert.equal(cellText({ owners: [], ref: null, cached: false, free_at: null }), "-");
+  assert.equal(cellKind({ owners: [0, 1], ref: 2 }), "shared");
+  assert.equal(cellKind({ owners: [], free_at: 0, cached: true }), "cached");
+});
+
+test("the grid marks exactly the differing blocks, eight to a row", () => {
+  const blocks = Array.from({ length: 10 }, (_, i) => ({ owners: [], ref: null, cached: false, free_at: i }));
+  const cells = poolLayout({ blocks, free: [] }, [2, 9]);
+  assert.deepEqual(cells.filter((c) => c.differs).map((c) => c.id), [2, 9]);
+  assert.equal(cells[8].x, 0);
+  assert.ok(cells[8].y > cells[7].y);
+});
+
+test("the pool's labels exist in both languages", () => {
+  assert.equal(say("back", {}, "en"), "◀ Step back");
+  assert.equal(say("back", {}, "zh"), "◀ 上一步");
+  assert.equal(say("step", { step: 2, op: "free(seq_id=1)" }, "zh"), "第 2 步之后：free(seq_id=1)");
+});
+
+test("the roof bends at the ridge and a slower answer sits under it", () => {
+  const data = {
+    peak_flops_s: 989e12,
+    bandwidth_b_s: 3.35e12,
+    expected: [{ phase: "prefill", intensity: 441.1, flops_s: 989e12 }],
+    got: [{ phase: "prefill", intensity: 441.1, flops_s: 592.5e12 }],
+  };
+  const layout = rooflineLayout(data);
+  assert.ok(Math.abs(layout.ridge - 295.22) < 0.01);
+  const [, knee, end] = layout.roof;
+  assert.equal(knee[1], end[1]); // flat at the peak past the ridge
+  const [want, got] = layout.points;
+  assert.equal(want.x, got.x);
+  assert.ok(got.y > want.y, "a lower FLOP/s is drawn lower (larger y)");
+  assert.equal(want.y, knee[1]);
+});
+
+test("the memory bar splits into weights, KV, what is left and what is reserved", () => {
+  const data = { call: "max_requests", total: 80e9, usable: 72e9 };
+  const parts = memorySegments(data, { weights: 16e9, kv: 50e9, requests: 104 });
+  assert.deepEqual(parts.map((p) => p.kind), ["weights", "kv", "left", "reserved"]);
+  assert.deepEqual(parts.map((p) => p.bytes), [16e9, 50e9, 6e9, 8e9]);
+  assert.equal(parts[1].label, "KV 50.0 GB (104 requests)");
+  const over = memorySegments(data, { weights: 16e9, kv: 60e9, requests: 200 });
+  assert.equal(over[2].kind, "over");
+  assert.equal(gb(1.25e9), "1.3 GB");
+});
