@@ -67,7 +67,10 @@ function bar(row, name, segments, scale) {
   segments.forEach((seg, i) => {
     const w = seg.bytes * scale;
     parts.push(s("rect", { x, y, width: Math.max(w, 0), height: BAR.height, fill: FILL[seg.kind], stroke: "#555", class: `memory-${seg.kind}` }));
-    parts.push(s("text", { x: x + 2, y: y + BAR.height + 12 + (i % 2) * 11, "font-size": 10 }, seg.label));
+    // Labels near the right edge end there instead of running off the image.
+    const late = x > BAR.width * 0.6;
+    const at = late ? BAR.width - 2 : x + 2;
+    parts.push(s("text", { x: at, y: y + BAR.height + 12 + (i % 2) * 11, "font-size": 10, "text-anchor": late ? "end" : null }, seg.label));
     x += w;
   });
   return s("g", { class: "memory-bar", "data-side": name }, parts);
