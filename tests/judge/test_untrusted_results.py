@@ -155,8 +155,11 @@ def add(a, b):
     os.write(result_fd(), b"JDG1" + struct.pack(">I", len(header)) + header)
 """
     )
+    # Building the 16 MB header takes the child about a second of CPU: on a loaded machine
+    # that can pass a 2 s wall limit, and the run was TLE before it could be OLE.
+    problem = load_problem(make_problem(per_case=30.0, total=60.0))
     before = resource.getrusage(resource.RUSAGE_SELF)
-    report = judge(make_problem, source)
+    report = judge_source(problem, source)
     after = resource.getrusage(resource.RUSAGE_SELF)
     assert report.verdict is Verdict.OLE, report.to_dict(admin=True)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
