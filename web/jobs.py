@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from types import TracebackType
+from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, or_, select, update
@@ -26,14 +25,13 @@ from judge.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import judging, standings
 from web.db import changed, transaction, utcnow
+from web.lease import KEEPER, Lease
 from web.models import Judging, Submission, SubmissionStatus
 
 if TYPE_CHECKING:  # the catalog imports the judging seam too; only the type is needed here
     from web.catalog import ProblemCatalog
 
 QUEUED, RUNNING, DONE = SubmissionStatus.QUEUED, SubmissionStatus.RUNNING, SubmissionStatus.DONE
-# How often a running job writes its progress (and, every third of the lease, renews it).
-PROGRESS_EVERY_S = 1.0
 GAVE_UP = "the judge did not finish this submission after {tries} tries"
 
 log = logging.getLogger(__name__)
@@ -74,7 +72,9 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
         detail = GAVE_UP.format(tries=claim.tries - 1)
         _store(ctx, claim, judging.judged_run(0, internal_error(claim.slug, None, detail)))
         return
-    with Lease(ctx, claim) as lease:
+    label = f"submission {submission_id}"
+    lease = Lease(ctx.sessions, ctx.lease_s, partial(_write_held, claim), label)
+    with KEEPER.held(lease):
         run = _judge(ctx, claim, lease.progress)
     if run.verdict is Verdict.IE and claim.tries < ctx.max_attempts:
         # The judge failed, not the submission: put it back rather than store a verdict.
@@ -120,66 +120,6 @@ def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
             ).where(Submission.id == submission_id)
         ).one()
         return Claim(submission_id, row[0], row[1], row[2], row[3])
-
-
-class Lease:
-    """Keeps a claim alive while its job runs: a thread renews `lease_until` every third of
-    the lease and writes the job's progress about once a second. A worker that dies or
-    hangs stops renewing, and once the lease has run out another worker may claim the row.
-    Renewing a claim that was lost changes no row; the job runs on, and its store is fenced."""
-
-    def __init__(self, ctx: JobContext, claim: Claim) -> None:
-        self._ctx = ctx
-        self._claim = claim
-        self._done = threading.Event()
-        self._lock = threading.Lock()
-        self._progress: tuple[int, int] | None = None
-        self._written: tuple[int, int] | None = None
-        self._thread = threading.Thread(
-            target=self._keep, name=f"lease-{claim.submission_id}", daemon=True
-        )
-
-    def progress(self, done: int, total: int) -> None:
-        """The judge's progress callback (cases done, cases in all)."""
-        with self._lock:
-            self._progress = (done, total)
-
-    def __enter__(self) -> Lease:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._done.set()
-        self._thread.join()
-
-    def _keep(self) -> None:
-        renew_every = self._ctx.lease_s / 3
-        renewed = utcnow()
-        while not self._done.wait(PROGRESS_EVERY_S):
-            with self._lock:
-                progress = self._progress
-            now = utcnow()
-            due = (now - renewed).total_seconds() >= renew_every
-            if progress == self._written and not due:
-                continue
-            try:
-                self._write(now, progress)
-            except Exception:  # the next beat tries again; a lease may lapse, never corrupt
-                log.exception("renewing the lease of submission %s", self._claim.submission_id)
-                continue
-            renewed, self._written = now, progress
-
-    def _write(self, now: datetime, progress: tuple[int, int] | None) -> None:
-        values: dict[str, Any] = {"lease_until": now + timedelta(seconds=self._ctx.lease_s)}
-        if progress is not None:
-            values["progress_done"], values["progress_total"] = progress
-        with transaction(self._ctx.sessions) as db:
-            _set_held(db, self._claim, **values)
 
 
 def _judge(
@@ -264,6 +204,10 @@ def _store(ctx: JobContext, claim: Claim, outcome: judging.JudgedRun) -> None:
 
 def _ids(claim: Claim) -> tuple[int, int]:
     return claim.submission_id, claim.attempt
+
+
+def _write_held(claim: Claim, db: Session, values: dict[str, Any]) -> int:
+    return _set_held(db, claim, **values)
 
 
 def _set_held(db: Session, claim: Claim, **values: Any) -> int:
