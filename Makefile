@@ -121,6 +121,7 @@ bench: setup
 	$(BIN)/python bench/bench_runner.py --torch-tier --n 6
 	$(BIN)/python bench/bench_speed_reference.py --runs 3
 	$(BIN)/python bench/bench_web.py
+	$(BIN)/python bench/bench_cluster.py
 	$(BIN)/python bench/bench_browser.py
 	$(BIN)/python bench/bench_mini_llm.py
 

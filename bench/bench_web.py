@@ -70,7 +70,10 @@ def fill(app_state: object, users: int, submissions: int, seed: int = 7) -> tupl
     with transaction(sessions) as db:
         db.execute(
             insert(User),
-            [{"username": f"user{i:05d}", "password_hash": "x"} for i in range(users)],
+            [
+                {"username": f"user{i:05d}", "username_key": f"user{i:05d}", "password_hash": "x"}
+                for i in range(users)
+            ],
         )
         ids = list(db.scalars(select(User.id)))
         t0 = datetime(2026, 11, 1)
