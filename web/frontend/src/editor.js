@@ -1,11 +1,13 @@
 // The code editor: CodeMirror 6 with Python highlighting, per-problem autosave in
-// localStorage, Ctrl/Cmd-Enter to run, and highlighted error lines.
+// localStorage, Ctrl/Cmd-Enter to run (Ctrl/Cmd-Shift-Enter to submit), highlighted error
+// lines, and a dark theme when the system asks for one.
 import { basicSetup } from "codemirror";
 import { indentWithTab } from "@codemirror/commands";
 import { indentUnit } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, keymap } from "@codemirror/view";
+import { followScheme, schemeExtension } from "./editortheme.js";
 
 const SAVE_DELAY_MS = 300;
 
@@ -60,7 +62,7 @@ function pageNonce() {
 }
 
 export class CodeEditor {
-  constructor({ parent, slug, starter, onRun, label }) {
+  constructor({ parent, slug, starter, onRun, onSubmit = null, label }) {
     this.slug = slug;
     this.starter = starter;
     let timer = null;
@@ -69,9 +71,11 @@ export class CodeEditor {
       clearTimeout(timer);
       timer = setTimeout(() => save(slug, update.state.doc.toString()), SAVE_DELAY_MS);
     });
-    const runKeys = Prec.highest(
-      keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }]),
-    );
+    // Mod-Enter runs and Mod-Shift-Enter submits here too: the page's own shortcut
+    // listener would otherwise lose to CodeMirror's Enter (a new line).
+    const keys = [{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }];
+    if (onSubmit) keys.push({ key: "Mod-Shift-Enter", run: () => (onSubmit(), true), preventDefault: true });
+    const runKeys = Prec.highest(keymap.of(keys));
     this.view = new EditorView({
       parent,
       state: EditorState.create({
@@ -86,9 +90,11 @@ export class CodeEditor {
           autosave,
           EditorView.contentAttributes.of({ "aria-label": label }),
           EditorView.cspNonce.of(pageNonce()),
+          schemeExtension(),
         ],
       }),
     });
+    followScheme(this.view);
   }
 
   get text() {
