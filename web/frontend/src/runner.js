@@ -58,6 +58,13 @@ export class Runner {
       this.python = message.python;
       this.boot = { ms: message.ms, phases: message.phases, restored: message.restored };
       this.setState({ phase: "ready", ms: message.ms, python: message.python });
+    } else if (message.type === "case") {
+      this.caseStarted(message.name);
+    } else if (message.type === "case-done") {
+      if (this.job) {
+        clearTimeout(this.job.caseTimer);
+        this.job.cases.push(message.result);
+      }
     } else if (message.type === "result") {
       this.finish({ status: "done", report: message.report, ms: message.ms }, message.id);
     } else if (message.type === "failed") {
@@ -72,15 +79,17 @@ export class Runner {
     return this.state.phase === "ready" || this.state.phase === "running";
   }
 
-  // Resolves with {status: "done" | "stopped" | "timeout" | "failed", ...}.
-  run(bundle, source, timeLimitMs) {
+  // Resolves with {status: "done" | "stopped" | "timeout" | "failed", ...}; a timeout
+  // carries the case that ran too long (null when the whole run did) and the cases
+  // judged before it. `limits`: {caseMs, totalMs}.
+  run(bundle, source, limits) {
     if (this.job) {
       return Promise.resolve({ status: "failed", message: "a run is already in progress" });
     }
     return new Promise((resolve) => {
       const id = this.nextId++;
-      const timer = setTimeout(() => this.halt("timeout"), timeLimitMs);
-      this.job = { id, resolve, timer, ending: null };
+      const timer = setTimeout(() => this.halt("timeout"), limits.totalMs);
+      this.job = { id, resolve, timer, ending: null, limits, cases: [], current: null, caseTimer: null };
       if (this.interrupt) this.interrupt[0] = 0;
       this.setState({ phase: "running" });
       this.worker.postMessage({ type: "run", id, bundle, source });
@@ -91,13 +100,24 @@ export class Runner {
     if (this.job) this.halt("stopped");
   }
 
+  // Each case gets the per-case limit from the moment the worker says it started.
+  caseStarted(name) {
+    const job = this.job;
+    if (!job || job.ending) return;
+    clearTimeout(job.caseTimer);
+    job.current = name;
+    job.caseTimer = setTimeout(() => this.halt("timeout", name), job.limits.caseMs);
+  }
+
   // Ends the current job as `status`: interrupt first when possible, terminate if
   // Python has not answered within the grace period.
-  halt(status) {
+  halt(status, caseName = null) {
     const job = this.job;
     if (!job || job.ending) return;
     job.ending = status;
+    job.slowCase = caseName;
     clearTimeout(job.timer);
+    clearTimeout(job.caseTimer);
     if (this.interrupt) {
       this.interrupt[0] = SIGINT;
       job.timer = setTimeout(() => this.restart(status), INTERRUPT_GRACE_MS);
@@ -116,9 +136,11 @@ export class Runner {
     const job = this.job;
     if (!job || (id !== undefined && id !== job.id)) return;
     clearTimeout(job.timer);
+    clearTimeout(job.caseTimer);
     this.job = null;
     // A job we asked to end is reported as stopped/timeout whatever Python answered.
-    const result = job.ending ? { status: job.ending } : outcome;
+    const ended = { status: job.ending, case: job.slowCase || null, cases: job.cases };
+    const result = job.ending ? ended : outcome;
     if (this.state.phase === "running") this.setState({ phase: "ready", python: this.python });
     job.resolve(result);
   }

@@ -7,6 +7,7 @@
 //               {type: "run", id, bundle, source}
 // Messages out: {type: "progress", stage, loaded, total}
 //               {type: "ready", ms, phases: {download, python, judge}, python, restored}
+//               {type: "case", name} as each case starts, {type: "case-done", result} after it
 //               {type: "result", id, report, ms}
 //               {type: "failed", id?, stage, message}
 
@@ -123,6 +124,7 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
     }
   }
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
+  reportCases(pyodide);
   runPublic = pyodide.pyimport("judge.browser").run_public;
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
   const end = performance.now();
@@ -133,6 +135,30 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
     judge: end - pythonStarted,
   };
   post({ type: "ready", ms: end - started, phases, python, restored: Boolean(snapshot) });
+}
+
+// The page times each case against the problem's own limit and, when one runs too long,
+// names it: so the worker says when each case starts and what it gave when it ends. The
+// core runs every case through judge.browser._run; wrapping it here (after the snapshot,
+// which must not hold JS objects) keeps the judge free of anything browser-specific. A
+// core without _run still judges; the page then has only the whole run's limit.
+self.pjCaseStarted = (name) => post({ type: "case", name });
+self.pjCaseDone = (resultJSON) => post({ type: "case-done", result: JSON.parse(resultJSON) });
+function reportCases(pyodide) {
+  pyodide.runPython(`
+import json as _json
+import js as _js
+import judge.browser as _browser
+if hasattr(_browser, "_run") and not getattr(_browser._run, "reports_cases", False):
+    _judge_case = _browser._run
+    def _run(driver, sub, prepared, *rest):
+        _js.pjCaseStarted(prepared.case.name)
+        result = _judge_case(driver, sub, prepared, *rest)
+        _js.pjCaseDone(_json.dumps(result.to_dict()))
+        return result
+    _run.reports_cases = True
+    _browser._run = _run
+`);
 }
 
 function run({ id, bundle, source }) {
