@@ -4,6 +4,7 @@
 import "katex/dist/katex.min.css";
 import "./styles.css";
 import { readConfig } from "./config.js";
+import { localiseTimes } from "./dates.js";
 import { followSubmission } from "./follow.js";
 import { enhanceHints } from "./hints.js";
 import { Runner } from "./runner.js";
@@ -45,6 +46,7 @@ function summariseChapters() {
 }
 
 async function start() {
+  localiseTimes();
   markViewer();
   summariseChapters();
   const hints = document.getElementById("hints");

@@ -2,9 +2,10 @@
 // learner's earlier submissions of this problem; opening one loads its code and
 // per-case results.
 import { clear, h } from "./dom.js";
+import { timeElement } from "./dates.js";
 import { requestJSON } from "./http.js";
-import { lang, t } from "./i18n.js";
-import { caseList, notice, verdictBadge } from "./results.js";
+import { t } from "./i18n.js";
+import { caseList, compileErrorView, notice, verdictBadge } from "./results.js";
 
 const POLL_START_MS = 150;
 const POLL_MAX_MS = 1000;
@@ -41,28 +42,11 @@ function statusLabel(submission) {
   return String(submission.status).toLowerCase() === "queued" ? t("queued") : t("judging");
 }
 
-function when(submission) {
-  const stamp = submission.created_at;
-  if (!stamp) return "";
-  const date = new Date(stamp);
-  if (Number.isNaN(date.getTime())) return String(stamp);
-  return date.toLocaleString(lang === "zh" ? "zh-CN" : "en-GB", {
-    dateStyle: "short",
-    timeStyle: "short",
-  });
-}
 
 function detailBody(submission) {
   const compile = submission.compile_error;
   return [
-    compile
-      ? h(
-          "div",
-          { class: "compile-error" },
-          h("strong", {}, t("compileError", { line: compile.line ?? "?" })),
-          h("pre", {}, compile.message),
-        )
-      : null,
+    compile ? compileErrorView(compile, null) : null,
     submission.cases && submission.cases.length ? caseList(submission.cases, null) : null,
     submission.message ? h("p", { class: "muted" }, submission.message) : null,
     submission.code ? h("h4", {}, t("showCode")) : null,
@@ -89,7 +73,12 @@ export function submissionView(submission, { open = false, urls = null } = {}) {
       verdictBadge(final ? submission.verdict : ""),
       h("strong", {}, statusLabel(submission)),
       h("span", { class: "muted" }, passed),
-      h("span", { class: "muted push" }, `#${submission.id} · ${when(submission)}`),
+      h(
+        "span",
+        { class: "muted push" },
+        `#${submission.id}`,
+        submission.created_at ? [" · ", timeElement(submission.created_at)] : null,
+      ),
     ),
     body,
   );

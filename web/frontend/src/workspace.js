@@ -5,20 +5,11 @@ import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
-import { blamedLines, notice, reportView } from "./results.js";
+import { blamedLines, caseList, notice, reportView } from "./results.js";
 import { runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
 import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
-
-const DEFAULT_TIME_LIMIT_S = 10;
-
-// The run's time limit: the problem's total limit, never below a floor that leaves
-// room for the browser's slower interpreter.
-function timeLimitMs(bundle) {
-  const limits = (bundle.problem && bundle.problem.limits) || {};
-  const seconds = Number(limits.total_time_s) || DEFAULT_TIME_LIMIT_S;
-  return Math.max(seconds, DEFAULT_TIME_LIMIT_S) * 1000;
-}
+import { BROWSER_SLOWDOWN, timeLimits } from "./timelimits.js";
 
 function statementText(bundle) {
   const statements = bundle.statements || bundle.statement || {};
@@ -57,6 +48,23 @@ function dropRepeatedTitle(statement) {
   }
 }
 
+// A Run ended for taking too long: which case (when one did), the limits it went past,
+// and the cases judged before it, with the slow one shown as TLE.
+function timeoutView(outcome, limits) {
+  const factor = BROWSER_SLOWDOWN;
+  if (!outcome.case) {
+    return notice(t("timeoutTotal", { seconds: limits.totalMs / 1000, limit: limits.totalS, factor }), "warn");
+  }
+  const message = t("timeoutCase", { seconds: limits.caseMs / 1000, limit: limits.caseS, factor });
+  const cases = [...(outcome.cases || []), { name: outcome.case, verdict: "TLE", message }];
+  return h(
+    "div",
+    { class: "report", "data-verdict": "TLE" },
+    notice(t("timeoutOnCase", { name: outcome.case }), "warn"),
+    caseList(cases, null),
+  );
+}
+
 class Workspace {
   constructor(mount, config, bundleText, runner) {
     this.config = config;
@@ -71,8 +79,10 @@ class Workspace {
       slug: config.slug,
       starter: this.bundle.starter || "",
       onRun: () => this.run(),
+      onSubmit: config.loggedIn ? () => this.submit() : null,
       label: t("run"),
     });
+    document.addEventListener("keydown", (event) => this.shortcut(event));
     this.runner = runner;
     if (config.loggedIn) loadHistory(this.historyPanel, config.urls);
   }
@@ -94,10 +104,10 @@ class Workspace {
 
   build(mount) {
     const disabled = this.config.runnable; // until Python is ready
-    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runHint"), disabled });
+    this.runButton = this.button("run", "primary", () => this.run(), { title: t("runTitle"), disabled });
     this.stopButton = this.button("stop", "danger", () => this.runner.stop(), { hidden: true });
     this.submitButton = this.config.loggedIn
-      ? this.button("submit", "accent", () => this.submit())
+      ? this.button("submit", "accent", () => this.submit(), { title: t("submitTitle") })
       : h("a", { class: "btn btn-accent", href: this.config.loginURL }, t("loginToSubmit"));
     const resetButton = this.button("reset", "ghost", () => this.reset());
     this.statusText = h("span", { class: "runtime-text", "data-runtime": "" });
@@ -109,9 +119,14 @@ class Workspace {
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
     );
     const statement = this.statement();
+    // On a phone the statement and the code are two tabs (CSS shows these only there).
+    this.paneTabs = ["statement", "code"].map((name) =>
+      h("button", { type: "button", class: "tab", role: "tab", "data-view": name, onclick: () => this.showView(name) }, t(name)),
+    );
     const workspace = h(
         "div",
         { class: "workspace" },
+        h("div", { class: "pane-tabs", role: "tablist" }, this.paneTabs),
         h("section", { class: "pane statement-pane", "aria-label": t("statement") }, statement),
         h(
           "section",
@@ -141,7 +156,35 @@ class Workspace {
     const page = mount.closest(".problem") || mount;
     if (page === mount && mount.id === "workspace") clear(mount).append(workspace);
     else page.replaceWith(workspace);
+    this.workspace = workspace;
     this.showTab("results");
+    this.showView("statement");
+  }
+
+  showView(name) {
+    this.workspace.dataset.view = name;
+    for (const tab of this.paneTabs) {
+      tab.classList.toggle("active", tab.dataset.view === name);
+      tab.setAttribute("aria-selected", String(tab.dataset.view === name));
+    }
+  }
+
+  // Ctrl/Cmd-Enter runs and Ctrl/Cmd-Shift-Enter submits from anywhere on the page; the
+  // editor handles both itself (and marks the event handled) when it has the focus.
+  shortcut(event) {
+    if (event.defaultPrevented || event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+    if (event.shiftKey && !this.config.loggedIn) return;
+    event.preventDefault();
+    if (event.shiftKey) this.submit();
+    else this.run();
+  }
+
+  // While a new Run is on its way the last results stay, greyed and marked busy, so the
+  // eye can compare; they are replaced when the new report arrives.
+  setBusy(busy) {
+    this.resultsPanel.classList.toggle("is-stale", busy);
+    if (busy) this.resultsPanel.setAttribute("aria-busy", "true");
+    else this.resultsPanel.removeAttribute("aria-busy");
   }
 
   // The server's rendered statement (#statement) when the page has one, else the
@@ -185,20 +228,27 @@ class Workspace {
     if (!this.config.runnable) return this.runRemotely();
     if (!this.runner || !this.runner.ready || this.runner.job) return;
     this.showTab("results");
+    this.showView("code");
     this.editor.markErrors([]);
-    const limit = timeLimitMs(this.bundle);
-    const outcome = await this.runner.run(this.bundleJSON, this.editor.text, limit);
-    this.showOutcome(outcome, limit);
+    const limits = timeLimits(this.bundle);
+    this.setBusy(true);
+    try {
+      this.showOutcome(await this.runner.run(this.bundleJSON, this.editor.text, limits), limits);
+    } finally {
+      this.setBusy(false);
+    }
   }
 
   // A torch-tier Run: the server judges the public cases; one run at a time.
   async runRemotely() {
     if (!this.canRun || this.remoteRun) return;
     this.showTab("results");
+    this.showView("code");
     this.editor.markErrors([]);
     this.runButton.disabled = true;
     clear(this.resultsPanel).append(notice(t("serverRunning")));
     this.resultsPanel.dataset.state = "running";
+    this.resultsPanel.setAttribute("aria-busy", "true");
     this.remoteRun = runOnServer(this.config.urls.run, this.editor.text);
     try {
       this.showOutcome(await this.remoteRun);
@@ -206,10 +256,11 @@ class Workspace {
       this.remoteRun = null;
       this.runButton.disabled = false;
       delete this.resultsPanel.dataset.state;
+      this.resultsPanel.removeAttribute("aria-busy");
     }
   }
 
-  showOutcome(outcome, limit = 0) {
+  showOutcome(outcome, limits = null) {
     const panel = clear(this.resultsPanel);
     if (outcome.status === "done") {
       const onLine = (line) => this.editor.revealLine(line);
@@ -218,7 +269,7 @@ class Workspace {
     } else if (outcome.status === "stopped") {
       panel.append(notice(t("stopped"), "warn"));
     } else if (outcome.status === "timeout") {
-      panel.append(notice(t("timeout", { seconds: limit / 1000 }), "warn"));
+      panel.append(timeoutView(outcome, limits));
     } else {
       panel.append(notice(t("runFailed", { message: outcome.message }), "error"));
     }
@@ -229,6 +280,8 @@ class Workspace {
   }
 
   async submit() {
+    if (this.submitButton.disabled) return; // one submission at a time, shortcut or click
+    this.showView("code");
     this.showTab("submissions");
     this.submitButton.disabled = true;
     const live = h("div", { class: "live" }, notice(t("submitting")));

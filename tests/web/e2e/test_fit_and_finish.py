@@ -1,0 +1,366 @@
+"""Fit and finish in headless Chromium: wide statement content scrolls inside itself at
+1366 px, a phone (390x844) gets a list that fits, a one-line nav and statement/code tabs,
+the dark scheme darkens the site and the editor, the browser's time limit is the
+problem's own and names the slow case, a compile error has one headline, the old results
+grey out while a Run is on its way, dates read the same on every page, and the Run and
+Submit shortcuts work from anywhere on the page."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import LiveServer
+from .pages import (
+    RUN,
+    SUBMIT,
+    open_problem,
+    reference_source,
+    register,
+    replace_code,
+    shoot,
+    wait_until_python_ready,
+)
+
+pytestmark = pytest.mark.browser
+
+DOCS_IMG = Path(__file__).resolve().parents[3] / "docs" / "img"
+
+LAPTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+# The statements whose formula or example table was cut off at 1366 px.
+WIDE_STATEMENTS = ["kv-bytes-per-token", "block-table", "fork-cow", "prefix-cache", "scheduler"]
+
+
+def new_page(browser: Any, live_server: LiveServer, **options: Any) -> Iterator[Any]:
+    """A fresh context like the `page` fixture's, with this test's viewport or scheme."""
+    locale = options.pop("locale", "en-US")
+    context = browser.new_context(
+        locale=locale,
+        base_url=live_server.url,
+        extra_http_headers={"Accept-Language": locale},
+        **options,
+    )
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture()
+def laptop(browser: Any, live_server: LiveServer) -> Iterator[Any]:
+    yield from new_page(browser, live_server, viewport=LAPTOP)
+
+
+@pytest.fixture()
+def phone(browser: Any, live_server: LiveServer) -> Iterator[Any]:
+    yield from new_page(browser, live_server, viewport=PHONE, is_mobile=True, has_touch=True)
+
+
+@pytest.fixture()
+def dark(browser: Any, live_server: LiveServer) -> Iterator[Any]:
+    yield from new_page(browser, live_server, viewport=LAPTOP, color_scheme="dark")
+
+
+# Every element of the statement that reaches past the column's content box, unless it
+# sits inside a box of the statement that scrolls sideways on its own (and that box fits).
+OVERFLOWING = """() => {
+  const pane = document.querySelector('.statement-pane');
+  const style = getComputedStyle(pane);
+  const box = pane.getBoundingClientRect();
+  const right = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const out = [];
+  for (const el of pane.querySelectorAll('.markdown *')) {
+    let inner = false;
+    for (let up = el.parentElement; up && up !== pane; up = up.parentElement) {
+      if (scrolls(up)) { inner = true; break; }
+    }
+    const r = el.getBoundingClientRect();
+    if (!inner && r.width > 0 && r.right > right + 0.5) out.push(`${el.tagName}.${el.className}`);
+  }
+  return {out, paneScrolls: pane.scrollWidth > pane.clientWidth};
+}"""
+
+# The statement's boxes wider than they are shown, and whether each one scrolls.
+WIDE_BOXES = """() => [...document.querySelectorAll('.statement-pane .markdown *')]
+  .filter((el) => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+  .filter((el) => ['TABLE', 'DIV', 'SPAN', 'PRE'].includes(el.tagName))
+  .filter((el) => !el.closest('.katex') || el.matches('.katex-display'))
+  .map((el) => {
+    const before = el.scrollLeft;
+    el.scrollLeft = 40;
+    const moved = el.scrollLeft > before;
+    el.scrollLeft = before;
+    return {tag: el.tagName, cls: el.className, overflowX: getComputedStyle(el).overflowX, moved};
+  })"""
+
+
+@pytest.mark.parametrize("slug", WIDE_STATEMENTS)
+def test_wide_formulas_and_tables_scroll_inside_the_statement_column_at_1366(
+    laptop: Any, slug: str
+) -> None:
+    open_problem(laptop, slug)
+    laptop.wait_for_selector(".statement-pane .katex, .statement-pane table")
+    found = laptop.evaluate(OVERFLOWING)
+    assert found["out"] == [], f"{slug}: reaches past its column: {found['out'][:5]}"
+    assert not found["paneScrolls"], f"{slug}: the whole statement scrolls sideways"
+    wide = laptop.evaluate(WIDE_BOXES)
+    assert wide, (
+        f"{slug}: the formula or table that was cut off should still be wider than the column"
+    )
+    for item in wide:
+        assert item["overflowX"] in ("auto", "scroll") and item["moved"], f"{slug}: {item}"
+
+
+def test_the_problem_list_fits_a_phone_without_sideways_scrolling(phone: Any) -> None:
+    phone.goto("/")
+    widths = phone.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"the page is {widths[0]} px wide on a {widths[1]} px screen"
+    row = phone.locator("tr[data-slug=block-table]")
+    assert row.locator("a").is_visible() and row.locator("td.difficulty").is_visible()
+
+
+def header_lines(page: Any) -> dict[str, Any]:
+    found: dict[str, Any] = page.evaluate(
+        """() => {
+          const header = document.querySelector('body > header');
+          const tops = [...header.children].filter((el) => el.offsetWidth > 0)
+            .map((el) => Math.round(el.getBoundingClientRect().top + el.offsetHeight / 2));
+          return {centres: [...new Set(tops)], height: header.offsetHeight,
+                  page: document.documentElement.scrollWidth, screen: window.innerWidth};
+        }"""
+    )
+    return found
+
+
+def test_the_nav_stays_one_line_on_a_phone_logged_out_and_logged_in(phone: Any) -> None:
+    phone.goto("/")
+    logged_out = header_lines(phone)
+    register(phone, prefix="phone")
+    logged_in = header_lines(phone)
+    for state in (logged_out, logged_in):
+        spread = max(state["centres"]) - min(state["centres"])
+        assert spread <= 2, f"the nav's entries sit on more than one line: {state}"
+        assert state["height"] <= 56, state
+        assert state["page"] <= state["screen"], state
+
+
+def test_statement_and_code_are_tabs_on_a_phone_and_run_is_in_view(phone: Any) -> None:
+    phone.goto("/problems/block-table")
+    phone.wait_for_selector(".workspace .pane-tabs")
+    tabs = phone.locator(".pane-tabs .tab")
+    assert tabs.all_inner_texts() == ["Statement", "Code"]
+    assert phone.locator(".statement-pane").is_visible()
+    assert not phone.locator(".code-pane").is_visible()
+    tabs.nth(1).click()
+    assert not phone.locator(".statement-pane").is_visible()
+    wait_until_python_ready(phone)
+    run = phone.locator(RUN).bounding_box()
+    assert phone.evaluate("() => window.scrollY") == 0
+    assert run is not None and run["y"] >= 0 and run["y"] + run["height"] <= PHONE["height"]
+    widths = phone.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1]
+    phone.click(RUN)
+    phone.wait_for_selector(".report[data-verdict]")
+    shoot(phone, "30-phone-code-tab")
+    if os.environ.get("PJ_DOCS_SCREENSHOTS") == "1":  # docs/FRONTEND.md's picture
+        DOCS_IMG.mkdir(parents=True, exist_ok=True)
+        phone.screenshot(path=str(DOCS_IMG / "mobile-problem.png"))
+    tabs.nth(0).click()
+    assert phone.locator(".statement-pane").is_visible()
+
+
+def channels(colour: str) -> list[float]:
+    return [float(x) for x in re.findall(r"[\d.]+", colour)[:3]]
+
+
+def luminance(colour: str) -> float:
+    def linear(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in channels(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+COLOURS = """(selector) => {
+  const el = document.querySelector(selector);
+  const style = getComputedStyle(el);
+  let back = el;
+  while (back && getComputedStyle(back).backgroundColor === 'rgba(0, 0, 0, 0)') back = back.parentElement;
+  return {color: style.color, background: getComputedStyle(back || document.body).backgroundColor};
+}"""
+
+
+def test_the_dark_scheme_darkens_the_site_and_the_editor_with_readable_text(dark: Any) -> None:
+    dark.goto("/")
+    body = dark.evaluate(COLOURS, "body")
+    assert luminance(body["background"]) < 0.05, body
+    assert contrast(body["color"], body["background"]) >= 7, body
+    for selector in (
+        "tr[data-slug=block-table] a",
+        "tr[data-slug=block-table] td.difficulty",
+        "th",
+    ):
+        pair = dark.evaluate(COLOURS, selector)
+        assert contrast(pair["color"], pair["background"]) >= 4.5, (selector, pair)
+
+    open_problem(dark, "block-table")
+    for selector in (".statement-pane p", ".cm-content", ".cm-gutters", ".fineprint"):
+        pair = dark.evaluate(COLOURS, selector)
+        assert luminance(pair["background"]) < 0.05, (selector, pair)
+        assert contrast(pair["color"], pair["background"]) >= 4.5, (selector, pair)
+    keyword = dark.locator(".cm-content span", has_text=re.compile(r"^(def|class)$")).first
+    colour = keyword.evaluate("el => getComputedStyle(el).color")
+    editor = dark.evaluate(COLOURS, ".cm-content")["background"]
+    assert contrast(colour, editor) >= 4.5, "syntax colours are readable on the dark editor"
+    shoot(dark, "31-dark-problem")
+
+
+# Passes the first two cases, then never returns on the third.
+STALLS_ON_THIRD = (
+    "calls = []\n"
+    "def kv_bytes_per_token(config, kv_dtype):\n"
+    "    calls.append(1)\n"
+    "    while len(calls) == 3:\n"
+    "        pass\n"
+    "    heads = config.get('num_key_value_heads', config['num_attention_heads'])\n"
+    "    dim = config.get('head_dim') or config['hidden_size'] // config['num_attention_heads']\n"
+    "    size = {'float32': 4, 'bfloat16': 2, 'float16': 2, 'fp8': 1}[kv_dtype]\n"
+    "    return 2 * config['num_hidden_layers'] * heads * dim * size\n"
+)
+
+
+def test_a_case_past_its_own_limit_is_stopped_and_named_tle(laptop: Any) -> None:
+    """kv-bytes-per-token allows 1 s per case: the browser stops the third case at 3 s
+    (3x for Pyodide) and names it, where it used to wait 10 s and name nothing."""
+    open_problem(laptop, "kv-bytes-per-token")
+    wait_until_python_ready(laptop)
+    replace_code(laptop, STALLS_ON_THIRD)
+    laptop.click(RUN)
+    report = laptop.wait_for_selector(".report[data-verdict=TLE]", timeout=30_000)
+    assert "Time limit exceeded on case qwen2.5-7b-bf16" in report.inner_text()
+    slow = laptop.locator(".case[data-case='qwen2.5-7b-bf16']")
+    assert slow.locator(".badge-tle").count() == 1
+    assert "ran past 3 s (the problem allows 1 s per case" in slow.inner_text()
+    before = laptop.locator(".case .badge-ac")
+    assert before.count() == 2, "the two cases judged before it keep their verdicts"
+    wait_until_python_ready(laptop)
+
+
+SYNTAX_ERROR_ON_6 = (
+    "def kv_bytes_per_token(config, kv_dtype):\n" + "    x = 1\n" * 4 + "    return (\n"
+)
+
+
+@pytest.mark.locale("en-US")
+def test_a_compile_error_has_one_headline_naming_its_line_once(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, SYNTAX_ERROR_ON_6)
+    page.click(RUN)
+    report = page.wait_for_selector(".report[data-verdict=CE]")
+    head = page.locator(".report-head").inner_text()
+    assert "Compile error" in head and "passed" not in head, head
+    where = page.locator(".compile-where").inner_text()
+    assert where == "Your code does not compile, at line 6", where
+    assert report.inner_text().count("line 6") == 1
+
+
+def test_old_results_grey_out_and_are_busy_while_a_new_run_is_on_its_way(page: Any) -> None:
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, reference_source())
+    page.click(RUN)
+    page.wait_for_selector(".report[data-verdict=AC]")
+    panel = page.locator("[data-panel=results]")
+    assert panel.get_attribute("aria-busy") is None
+    replace_code(page, "def kv_bytes_per_token(config, kv_dtype):\n    while True:\n        pass\n")
+    page.click(RUN)
+    page.wait_for_selector("[data-panel=results][aria-busy=true].is-stale .report[data-verdict=AC]")
+    opacity = page.locator("[data-panel=results] .report").evaluate(
+        "el => getComputedStyle(el).opacity"
+    )
+    assert float(opacity) < 0.6
+    page.click("button[data-action=stop]")
+    page.wait_for_selector("[data-panel=results]:not([aria-busy]) .notice-warn")
+    assert page.locator("[data-panel=results].is-stale").count() == 0
+
+
+def test_a_submission_time_reads_the_same_on_the_problem_page_and_the_list(page: Any) -> None:
+    register(page, prefix="dates")
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, reference_source())
+    page.click(SUBMIT)
+    page.wait_for_selector(".live .submission[data-verdict=AC]")
+    open_problem(page)
+    page.click("button[data-tab=submissions]")
+    listed = page.locator("[data-panel=submissions] .submission time").first
+    in_workspace = listed.inner_text()
+    stamp = listed.get_attribute("datetime")
+    page.goto("/submissions")
+    served = page.locator(f"#history time[datetime='{stamp}']")
+    assert served.count() == 1
+    assert served.inner_text() == in_workspace
+    # The viewer's locale (en-US here), not the server's "YYYY-MM-DD HH:MM UTC".
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M", in_workspace), (
+        in_workspace
+    )
+
+
+@pytest.mark.locale("zh-CN")
+def test_dates_follow_the_chinese_page_too(page: Any) -> None:
+    register(page, prefix="riqi")
+    open_problem(page)
+    wait_until_python_ready(page)
+    replace_code(page, reference_source())
+    page.keyboard.press("Control+Shift+Enter")  # the editor's Submit shortcut
+    page.wait_for_selector(".live .submission[data-verdict=AC]")
+    text = page.locator(".live .submission time").inner_text()
+    page.goto("/submissions")
+    assert page.locator("#history time").first.inner_text() == text
+    assert re.fullmatch(r"\d{4}年\d{1,2}月\d{1,2}日 \d{2}:\d{2}", text), text
+
+
+def test_ctrl_enter_runs_and_ctrl_shift_enter_submits_from_anywhere_on_the_page(page: Any) -> None:
+    register(page, prefix="keys")
+    open_problem(page)
+    wait_until_python_ready(page)
+    assert "Ctrl/⌘ + Enter" in (page.locator(RUN).get_attribute("title") or "")
+    assert "Ctrl/⌘ + Shift + Enter" in (page.locator(SUBMIT).get_attribute("title") or "")
+    replace_code(page, reference_source())
+    page.click(".statement-pane h2")  # the focus leaves the editor
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".report[data-verdict=AC]")
+    page.click(".statement-pane h2")
+    page.keyboard.press("Control+Shift+Enter")
+    page.wait_for_selector(".live .submission[data-verdict=AC]")
+    assert page.locator(".live .submission").count() == 1, "one shortcut, one submission"
+
+
+@pytest.mark.locale("zh-CN")
+def test_the_shortcuts_are_named_in_chinese_titles(page: Any) -> None:
+    register(page, prefix="kuaijie")
+    open_problem(page)
+    assert (
+        page.locator(RUN).get_attribute("title")
+        == "在浏览器里运行公开用例（Ctrl/⌘ + Enter，页面任意位置都可以）"
+    )
+    assert (
+        page.locator(SUBMIT).get_attribute("title") == "提交到服务器评测（Ctrl/⌘ + Shift + Enter）"
+    )
