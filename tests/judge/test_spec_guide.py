@@ -7,6 +7,7 @@ import pytest
 from problem_factory import MakeProblem
 
 from judge.errors import SpecError
+from judge.problemset import ProblemSet
 from judge.spec import load_problem
 
 HINTS_EN = "## Count the layers\nEvery layer keeps its own K and V.\n\n## Then the heads\nOnly KV heads count.\n"
@@ -100,3 +101,10 @@ def test_a_malformed_hint_or_editorial_names_its_file_and_hint(
     assert info.value.file == f"problems/add/{file}" and info.value.field == field
     assert says in str(info.value)
 
+
+def test_every_browser_tier_code_problem_has_hints_and_an_editorial() -> None:
+    """The chapter's browser problems each carry 2-3 hints and an editorial."""
+    for problem in ProblemSet().all():
+        if problem.tier == "browser" and problem.quiz is None:
+            assert 2 <= len(problem.hints) <= 3, problem.slug
+            assert problem.has_editorial, problem.slug
