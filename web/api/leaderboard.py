@@ -1,4 +1,4 @@
-"""GET /api/leaderboard, GET /api/leaderboard/<slug>."""
+"""GET /api/leaderboard, GET /api/leaderboard/<slug>, GET /api/users/<username>."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify
 
-from web import leaderboard
+from web import leaderboard, profiles
 from web.inputs import int_arg
 from web.state import platform
 
@@ -32,3 +32,14 @@ def per_problem(slug: str) -> Any:
             "speed": leaderboard.speed_board(g.db, problem.slug, limit=limit),
         }
     )
+
+
+@bp.get("/users/<username>")
+def user_profile(username: str) -> Any:
+    """A user's profile (as on /users/<username>): solved, submissions, rank, results."""
+    return jsonify(profiles.profile(g.db, username, hidden=_hidden_for_viewer()))
+
+
+def _hidden_for_viewer() -> set[str]:
+    viewer = g.viewer
+    return set() if viewer is not None and viewer.is_admin else platform().catalog.hidden(g.db)

@@ -1,10 +1,11 @@
-"""The overall leaderboard page and a problem's board (with the speed board)."""
+"""The overall leaderboard page, a problem's board (with the speed board) and a user's
+profile page."""
 
 from __future__ import annotations
 
 from flask import Blueprint, g, render_template
 
-from web import leaderboard
+from web import leaderboard, profiles
 from web.inputs import int_arg
 from web.state import platform
 
@@ -16,7 +17,9 @@ PAGE = 100
 def overall() -> str:
     offset = int_arg("offset", 0, low=0, high=10_000_000)
     board = leaderboard.overall(g.db, limit=PAGE, offset=offset)
-    return render_template("leaderboard.html", board=board, page=PAGE)
+    viewer = g.viewer
+    problems = platform().catalog.visible(g.db, admin=viewer is not None and viewer.is_admin)
+    return render_template("leaderboard.html", board=board, page=PAGE, problems=problems)
 
 
 @bp.get("/leaderboard/<slug>")
@@ -28,4 +31,16 @@ def per_problem(slug: str) -> str:
         problem=problem,
         entries=leaderboard.problem_board(g.db, problem.slug, limit=PAGE),
         speed=leaderboard.speed_board_of(g.db, problem, limit=PAGE),
+    )
+
+
+@bp.get("/users/<username>")
+def profile(username: str) -> str:
+    viewer = g.viewer
+    catalog = platform().catalog
+    admin = viewer is not None and viewer.is_admin
+    hidden = set() if admin else catalog.hidden(g.db)
+    titles = {p.slug: p.title for p in catalog.visible(g.db, admin=admin)}
+    return render_template(
+        "profile.html", profile=profiles.profile(g.db, username, hidden=hidden), titles=titles
     )
