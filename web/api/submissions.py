@@ -1,4 +1,4 @@
-"""POST /api/submissions, GET /api/submissions[/<id>[/events]]."""
+"""POST /api/submissions, GET /api/submissions[/<id>[/events|/diff]]."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, g, jsonify, request
 from sqlalchemy.orm import Session, sessionmaker
 
-from web import submissions
+from web import diffs, submissions
 from web.auth import Viewer, require_user
 from web.errors import ApiError
 from web.i18n import say
@@ -49,6 +49,17 @@ def _view(
     if viewer is not None and submissions.can_see_details(viewer, sub):
         return submissions.details(sub, username, admin=viewer.is_admin)
     return submissions.summary(sub, username)
+
+
+@bp.get("/submissions/<int:submission_id>/diff")
+def diff(submission_id: int) -> Any:
+    """A line diff from this submission to `?against=<id>`, both the caller's own."""
+    viewer = require_user()
+    against = int_arg("against", 0, low=1, high=2**62)
+    if not against:
+        raise ApiError(400, "missing_field", say("err_missing", field="against"), field="against")
+    hidden = submissions.hidden_for(platform(), g.db, viewer)
+    return jsonify(diffs.compare(g.db, viewer, submission_id, against, hidden))
 
 
 @bp.get("/submissions")

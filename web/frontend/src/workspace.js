@@ -3,6 +3,7 @@
 // renders with data attributes naming the problem and the URLs to use.
 import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
+import { enhanceHistory } from "./history.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, caseList, notice, reportView } from "./results.js";
@@ -84,7 +85,10 @@ class Workspace {
     });
     document.addEventListener("keydown", (event) => this.shortcut(event));
     this.runner = runner;
-    if (config.loggedIn) loadHistory(this.historyPanel, config.urls);
+    if (config.loggedIn) {
+      enhanceHistory(this.historyPanel, { editor: this.editor, urls: config.urls });
+      loadHistory(this.historyPanel, config.urls);
+    }
   }
 
   button(key, kind, onclick, extra = {}) {
