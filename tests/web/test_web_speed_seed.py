@@ -64,22 +64,24 @@ SPEED_REFERENCE = """\
 def total(a, n):
     return a * n
 """
-# Answers every case right, after sleeping 40 ms per unit of a hidden input: the time the
-# report shows for each hidden case spells out that input.
+# Answers every case right, after sleeping 100 ms per unit of a hidden input: the time the
+# report shows for each hidden case spells out that input. A sleep is never shorter than
+# asked, so reading the time back rounding down tolerates up to 100 ms of delay per case
+# (a loaded machine's), where rounding 40 ms units to the nearest allowed only 20.
 TIME_SPELLER = """\
 import time
 
 
 def total(a, n):
     if n > 1000:
-        time.sleep(0.04 * a)
+        time.sleep(0.1 * a)
     return a * n
 """
 
 
 def _read_back(report, problem, seed):  # type: ignore[no-untyped-def]
     secret = {c.name: c.args[0] for c in build_cases(problem, seed) if c.timed is not None}
-    got = {c.name: round(c.time_ms / 40.0) for c in report.cases if c.name in secret}
+    got = {c.name: int(c.time_ms // 100.0) for c in report.cases if c.name in secret}
     return secret, got
 
 
