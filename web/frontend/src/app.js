@@ -3,10 +3,12 @@
 // separate chunk), so the interpreter and the UI load side by side.
 import "katex/dist/katex.min.css";
 import "./styles.css";
+import "./kv_strip.css";
 import { readConfig } from "./config.js";
 import { localiseTimes } from "./dates.js";
 import { followSubmission } from "./follow.js";
 import { enhanceHints } from "./hints.js";
+import { mountKvStrip } from "./kv_strip.js";
 import { Runner } from "./runner.js";
 
 function startRunner(config) {
@@ -49,6 +51,8 @@ async function start() {
   localiseTimes();
   markViewer();
   summariseChapters();
+  const strip = document.getElementById("kv-strip");
+  if (strip) mountKvStrip(strip);
   const hints = document.getElementById("hints");
   if (hints) enhanceHints(hints);
   const mount = document.getElementById("workspace") || document.getElementById("editor");
