@@ -24,6 +24,7 @@ from web.status import RunStatus, SubmissionStatus
 __all__ = [
     "ApiToken",
     "Base",
+    "Draft",
     "JudgeWorker",
     "Judging",
     "ProblemFlag",
@@ -270,3 +271,17 @@ class QuizReveal(Base):
     __table_args__ = (
         UniqueConstraint("user_id", "problem_slug", "question_id", name="uq_quiz_reveals"),
     )
+
+
+class Draft(Base):
+    """The code a logged-in learner last had in a problem's editor, saved as they type, so
+    it follows them to another browser; one row per user and problem."""
+
+    __tablename__ = "drafts"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_slug: Mapped[str] = mapped_column(String(64), primary_key=True)
+    code: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -10,8 +10,8 @@ from flask import Flask
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "API.md").read_text(encoding="utf-8")
-METHODS = ("GET", "POST", "DELETE")
-ENDPOINT = re.compile(r"`(GET|POST|DELETE) (/api/[^`?\s]*)")
+METHODS = ("GET", "POST", "PUT", "DELETE")
+ENDPOINT = re.compile(r"`(GET|POST|PUT|DELETE) (/api/[^`?\s]*)")
 
 
 def documented() -> set[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""GET /api/problems, GET /api/problems/<slug>, its starter and its editorial."""
+"""GET /api/problems, GET /api/problems/<slug>, its starter, its editorial and your draft."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
-from web import guidance, quiz
+from web import drafts, guidance, quiz
 from web.auth import require_user
+from web.inputs import json_body, required_str
 from web.leaderboard import progress
 from web.state import platform
 
@@ -92,3 +93,20 @@ def editorial(slug: str) -> Any:
     return jsonify(
         {"problem": problem.slug, "editorial": guidance.editorial_or_refuse(g.db, problem)}
     )
+
+
+@bp.get("/problems/<slug>/draft")
+def get_draft(slug: str) -> Any:
+    """Your draft of the problem (the editor loads it when it is newer than its own)."""
+    viewer = require_user()
+    problem = platform().catalog.find(g.db, slug, admin=viewer.is_admin)
+    return jsonify(drafts.load(g.db, viewer.id, problem.slug))
+
+
+@bp.put("/problems/<slug>/draft")
+def put_draft(slug: str) -> Any:
+    """Save your draft of the problem (the editor sends it a moment after you stop typing)."""
+    viewer = require_user()
+    problem = platform().catalog.find(g.db, slug, admin=viewer.is_admin)
+    code = required_str(json_body(own_check=("code",)), "code")
+    return jsonify(drafts.save(g.db, viewer.id, problem.slug, code))

@@ -17,6 +17,7 @@ export function readConfig(mount) {
     urls: {
       submit: data.submitUrl || "/api/submissions",
       run: data.runUrl || "",
+      draft: data.draftUrl || `/api/problems/${encodeURIComponent(data.slug)}/draft`,
       submission: data.submissionUrl || "/api/submissions",
       history:
         data.historyUrl ||

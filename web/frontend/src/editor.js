@@ -62,12 +62,14 @@ function pageNonce() {
 }
 
 export class CodeEditor {
-  constructor({ parent, slug, starter, onRun, onSubmit = null, label }) {
+  constructor({ parent, slug, starter, onRun, onSubmit = null, label, onChange = null }) {
     this.slug = slug;
     this.starter = starter;
+    this.onChange = onChange; // every change, at once (drafts.js debounces its own saves)
     let timer = null;
     const autosave = EditorView.updateListener.of((update) => {
       if (!update.docChanged) return;
+      if (this.onChange) this.onChange(update.state.doc.toString());
       clearTimeout(timer);
       timer = setTimeout(() => save(slug, update.state.doc.toString()), SAVE_DELAY_MS);
     });

@@ -3,6 +3,8 @@
 // button offers the next. How many were revealed is kept per problem in localStorage, so
 // a reload or a later visit does not hide again what the learner has already read.
 
+import "./guidance.css";
+
 export function hintsKey(slug) {
   return `pj:hints:${slug}`;
 }

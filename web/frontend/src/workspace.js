@@ -3,6 +3,7 @@
 // renders with data attributes naming the problem and the URLs to use.
 import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
+import { DraftSync } from "./drafts.js";
 import { enhanceHistory } from "./history.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
@@ -88,6 +89,9 @@ class Workspace {
     if (config.loggedIn) {
       enhanceHistory(this.historyPanel, { editor: this.editor, urls: config.urls });
       loadHistory(this.historyPanel, config.urls);
+      this.drafts = new DraftSync({ url: config.urls.draft, slug: config.slug, editor: this.editor });
+      this.editor.onChange = (text) => this.drafts.changed(text);
+      this.drafts.start();
     }
   }
 

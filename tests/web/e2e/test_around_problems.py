@@ -1,0 +1,121 @@
+"""Around the problems, in real headless Chromium: hints revealed one at a time (and still
+revealed after a reload), an old submission restored into the editor, a diff of two
+submissions, and a draft that follows the learner to a fresh browser context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .pages import (
+    SUBMIT,
+    editor_text,
+    open_problem,
+    reference_source,
+    register,
+    replace_code,
+    shoot,
+)
+
+pytestmark = pytest.mark.browser
+VERDICT = ".live .submission[data-verdict]:not([data-verdict=''])"
+SHOWN_HINTS = "#hints details.hint:not([hidden])"
+
+
+def code_lines(text: str) -> list[str]:
+    # The editor renders an empty line as a line holding a newline; compare the rest.
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def submit_code(page: Any, code: str) -> None:
+    replace_code(page, code)
+    page.click(SUBMIT)
+    page.wait_for_selector(VERDICT)
+
+
+def test_hints_open_one_at_a_time_and_stay_open_after_a_reload(page: Any) -> None:
+    open_problem(page)
+    assert page.locator("#hints details.hint").count() >= 2
+    assert page.locator(SHOWN_HINTS).count() == 0, "no hint shows before it is asked for"
+    button = page.locator("#hints button[data-action=next-hint]")
+    assert button.inner_text().startswith("Show hint 1 of ")
+    button.click()
+    assert page.locator(SHOWN_HINTS).count() == 1
+    assert page.locator(f"{SHOWN_HINTS}[open]").count() == 1
+    assert button.inner_text().startswith("Show hint 2 of ")
+    shoot(page, "40-hint-revealed")
+    page.reload()
+    page.wait_for_selector(".workspace .cm-content")
+    assert page.locator(SHOWN_HINTS).count() == 1, "the revealed hint is remembered"
+    assert page.locator("#editorial .editorial-locked").count() == 1
+
+
+def test_an_accepted_submission_opens_the_editorial_and_restores_into_the_editor(
+    page: Any,
+) -> None:
+    register(page)
+    open_problem(page)
+    reference = reference_source()
+    submit_code(page, reference)
+    assert page.get_attribute(VERDICT, "data-verdict") == "AC"
+    replace_code(page, "# something else entirely\n")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(".live button[data-action=restore]")
+    assert code_lines(editor_text(page)) == code_lines(reference)
+    shoot(page, "41-restored")
+    page.reload()
+    page.wait_for_selector("#editorial .markdown")
+    assert page.locator("#editorial .editorial-locked").count() == 0
+
+
+def test_two_submissions_are_compared_line_by_line(page: Any) -> None:
+    register(page)
+    open_problem(page)
+    reference = reference_source()
+    submit_code(page, reference)
+    submit_code(page, reference + "\n# second try\n")
+    page.reload()
+    page.wait_for_selector(".workspace .cm-content")
+    page.click("button[data-tab=submissions]")
+    newest = page.locator("[data-panel=submissions] details.submission").first
+    newest.locator("summary").click()
+    picker = newest.locator("select[data-action=compare]")
+    picker.wait_for()
+    older = newest.evaluate(
+        "row => [...row.parentElement.querySelectorAll('details.submission')][1].dataset.submission"
+    )
+    picker.select_option(older)
+    view = newest.locator(".diff-view")
+    view.locator("tr.diff-add").first.wait_for()
+    assert "# second try" in view.locator("tr.diff-add").all_inner_texts()[-1]
+    assert view.locator("tr.diff-del").count() == 0
+    assert "lines added, 0 removed" in view.locator(".diff-title").inner_text()
+    shoot(page, "42-diff")
+
+
+def test_a_draft_follows_the_learner_to_a_fresh_browser(page: Any, browser: Any) -> None:
+    username = register(page)
+    open_problem(page)
+    draft = "# a draft written in the first browser\ndef kv_bytes_per_token(config, kv_dtype):\n    return 1\n"
+    with page.expect_response(
+        lambda r: r.url.endswith("/draft") and r.request.method == "PUT" and r.ok
+    ):
+        replace_code(page, draft)
+
+    other = browser.new_context(base_url=page.url.split("/problems/")[0])
+    try:
+        tab = other.new_page()
+        tab.goto("/login")
+        tab.fill("input[name=username]", username)
+        tab.fill("input[name=password]", "correct horse battery staple")
+        tab.click("#login-form button[type=submit]")
+        tab.wait_for_url("**/")
+        open_problem(tab)
+        tab.wait_for_function(
+            "() => document.querySelector('.cm-content').innerText.includes('first browser')"
+        )
+        assert code_lines(editor_text(tab)) == code_lines(draft)
+        shoot(tab, "43-draft-in-a-fresh-browser")
+    finally:
+        other.close()
