@@ -37,9 +37,16 @@ export async function submitAndWait(urls, slug, code, onUpdate) {
   return submission;
 }
 
-function statusLabel(submission) {
+// The summary line's words: the verdict once judged, else where judging has got to (the
+// server writes "cases done of all" about once a second while a worker runs it).
+export function statusLabel(submission) {
   if (isFinal(submission) && submission.verdict) return t(`verdict.${submission.verdict}`);
-  return String(submission.status).toLowerCase() === "queued" ? t("queued") : t("judging");
+  if (String(submission.status).toLowerCase() === "queued") return t("queued");
+  const progress = submission.progress;
+  if (progress && Number.isInteger(progress.done) && Number.isInteger(progress.total) && progress.total > 0) {
+    return t("judgingCases", { done: progress.done, total: progress.total });
+  }
+  return t("judging");
 }
 
 
