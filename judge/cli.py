@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
-from judge.messages import lang_of, say
+from judge.messages import Message, lang_of, raw, say
 from judge.problemset import ProblemSet
 from judge.source import validate_source
 from judge.spec import ProblemSpec
@@ -118,7 +118,16 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 through UsageError."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        # argparse's own sentence stays English; the frame around it is the reader's.
+        raise UsageError(say("cli.usage", message=raw(message), prog=self.prog))
+
+
+_LANG_HELP = "language to print in (default: from $LC_ALL / $LANG)"
+
+
+def _add_lang(parser: argparse.ArgumentParser) -> None:
+    """--lang on every core command, meaning one thing: the language of all it prints."""
+    parser.add_argument("--lang", choices=("zh", "en"), default=None, help=_LANG_HELP)
 
 
 def build_parser(
@@ -141,29 +150,21 @@ def build_parser(
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("list", help="list the problems")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_lang(p)
     p = sub.add_parser("show", help="print a problem's statement")
     p.add_argument("slug")
-    p.add_argument(
-        "--lang",
-        choices=("zh", "en"),
-        default=None,
-        help="language to print in (default: from $LC_ALL / $LANG)",
-    )
+    _add_lang(p)
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("init", help="write a problem's starter file")
     p.add_argument("slug")
     p.add_argument("dir", nargs="?", type=Path, default=Path("."))
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    _add_lang(p)
     p = sub.add_parser("run", help="judge a solution file on a problem")
     p.add_argument("slug")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true")
-    p.add_argument(
-        "--lang",
-        choices=("zh", "en"),
-        default=None,
-        help="language to print in (default: from $LC_ALL / $LANG)",
-    )
+    _add_lang(p)
     p.add_argument(
         "--show-test",
         nargs="?",
@@ -184,6 +185,7 @@ def build_parser(
     p = sub.add_parser("check", help="self-test problems (for authors)")
     p.add_argument("slugs", nargs="*")
     p.add_argument("--json", action="store_true")
+    _add_lang(p)
     if sandbox is not None:
         p.add_argument(
             "--sandbox", action="store_true", help="run every check inside the server's sandbox"
@@ -233,13 +235,36 @@ def _run(
         args = build_parser(sandbox, added, invocation).parse_args(argv)
         return COMMANDS[args.command](args)
     except JudgeError as exc:
-        # Messages name commands as `judge ...`; only here is it known how they are typed.
-        message = str(exc).replace("`judge ", f"`{invocation.command} ")
+        # The language is read from argv itself: the error may be argparse's, before any
+        # args exist. Messages name commands as `judge ...`; only here is it known how
+        # they are typed.
+        lang = _lang_in(rest)
+        text = exc.said.render(lang) if exc.said is not None else str(exc)
+        message = text.replace("`judge ", f"`{invocation.command} ")
         print(f"judge: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("judge: interrupted", file=sys.stderr)
+        print(f"judge: {say('cli.interrupted').render(_lang_in(rest))}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _lang_in(argv: Sequence[str]) -> str:
+    """The language a command line asks for: its last valid `--lang`, else the
+    environment's. Read from the words, so it holds for an error argparse raises too."""
+    chosen = None
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else None
+        if word.startswith("--lang="):
+            value = word.partition("=")[2]
+        if value in ("zh", "en"):
+            chosen = value
+    return chosen or _default_lang()
+
+
+def _lang(args: argparse.Namespace) -> str:
+    return str(args.lang) if args.lang else _default_lang()
 
 
 def _discard_stdout() -> None:
@@ -265,15 +290,15 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([p.summary() for p in problems])
         return EXIT_OK
-    lang = _default_lang()
+    lang = _lang(args)
     rows = [(p.slug, p.kind.value, p.tier, str(p.points), p.title[lang]) for p in problems]
-    _print_table(("problem", "kind", "tier", "points", "title"), rows)
+    _print_table(say("cli.list_header").render(lang).split("|"), rows)
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
-    lang = args.lang or _default_lang()
+    lang = _lang(args)
     if args.json:
         extra: dict[str, object] = {
             "statement": problem.statement(lang),
@@ -286,19 +311,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     if problem.quiz is not None:
         from judge.render import quiz_text
 
+        count = len(problem.quiz.questions)
         print(f"{problem.title[lang]}  [{problem.slug}]")
-        print(f"quiz · {problem.points} points · {len(problem.quiz.questions)} questions\n")
+        print(say("cli.show_quiz", points=str(problem.points), count=count).render(lang) + "\n")
         print(problem.statement(lang))
         print(quiz_text(problem.quiz.questions, lang))
         return EXIT_OK
     limits = problem.limits
     print(f"{problem.title[lang]}  [{problem.slug}]")
-    print(
-        f"tier {problem.tier} · {problem.points} points · "
-        f"{limits.time_per_case_s:g} s per case · {limits.memory_mb} MiB · "
-        f"tags: {', '.join(problem.tags)}"
+    meta = say(
+        "cli.show_code",
+        tier=problem.tier,
+        points=str(problem.points),
+        time=f"{limits.time_per_case_s:g}",
+        memory=limits.memory_mb,
+        tags=", ".join(problem.tags),
     )
-    print(f"define: {', '.join(problem.names)}\n")
+    print(meta.render(lang))
+    print(say("cli.show_define", names=", ".join(problem.names)).render(lang) + "\n")
     print(problem.statement(lang))
     return EXIT_OK
 
@@ -306,20 +336,21 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
     if not args.dir.is_dir():
-        raise UsageError(f"{args.dir} is not a folder")
+        raise UsageError(say("cli.not_a_folder", path=str(args.dir)))
     suffix = ".json" if problem.quiz is not None else ".py"
     target = args.dir / f"{problem.slug.replace('-', '_')}{suffix}"
     if target.exists() and not args.force:
-        raise UsageError(f"{target} already exists; use --force to overwrite it")
+        raise UsageError(say("cli.already_exists", path=str(target)))
     target.write_text(problem.starter_source(), encoding="utf-8")
     slug = shlex.quote(problem.slug)
     run = _command(args.invocation, args.problems, f"run {slug} {shlex.quote(str(target))}")
+    lang = _lang(args)
     if problem.quiz is not None:
         show = _command(args.invocation, args.problems, f"show {slug}")
-        print(f"wrote {target}: replace each null with your answer (`{show}`")
-        print(f"lists the questions); judge it with: {run}")
+        said = say("cli.init_wrote_quiz", target=str(target), show=show, run=run)
+        print(said.render(lang))
         return EXIT_OK
-    print(f"wrote {target}; judge it with: {run}")
+    print(say("cli.init_wrote", target=str(target), run=run).render(lang))
     return EXIT_OK
 
 
@@ -328,16 +359,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judge.render import print_report
 
     if args.json and args.show_test is not None:
-        raise UsageError("--json and --show-test print different things: give one of them")
+        raise UsageError(say("cli.json_or_show_test"))
     problem = ProblemSet(args.problems).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
     quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
     launcher = args.make_sandbox() if args.sandbox and not quiz else None
-    lang = args.lang or _default_lang()
+    lang = _lang(args)
     if launcher is None and not args.json and not quiz:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
-    progress = None if args.json or not sys.stderr.isatty() else _progress
+    progress = None if args.json or not sys.stderr.isatty() else _progress_in(lang)
     report = judge_source(
         problem, source, seed=args.seed, launcher=launcher, progress=progress,
         solution=str(args.file),
@@ -359,19 +390,19 @@ def _failing_case(report: Report, name: str) -> CaseResult:
     if not name:
         failing = next((c for c in public if c.test is not None), None)
         if failing is None:
-            raise UsageError("no public case failed: there is no test to show")
+            raise UsageError(say("cli.no_failing_case"))
         return failing
     case = next((c for c in report.cases if c.name == name), None)
     if case is None:
         names = ", ".join(c.name for c in public[:8]) + (", ..." if len(public) > 8 else "")
-        raise UsageError(f"this run has no case {name!r} (its public cases: {names})")
+        raise UsageError(say("cli.no_such_case", name=repr(name), names=names))
     if not case.public:
-        raise UsageError(f"case {name!r} is hidden: only a public case's input can be shown")
+        raise UsageError(say("cli.case_hidden", name=repr(name)))
     if case.verdict in (Verdict.AC, None):
-        state = "passed" if case.verdict is Verdict.AC else "was not run"
-        raise UsageError(f"case {name!r} {state}: a test is written for a failing case")
+        state = "cli.case_passed" if case.verdict is Verdict.AC else "cli.case_not_run"
+        raise UsageError(say(state, name=repr(name)))
     if case.test is None:
-        raise UsageError(f"case {name!r}'s test would be too long to print; `--json` has its input")
+        raise UsageError(say("cli.test_too_long", name=repr(name)))
     return case
 
 
@@ -380,11 +411,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     problems = ProblemSet(args.problems)
     specs = [problems.get(s) for s in args.slugs] if args.slugs else problems.all()
+    lang = _lang(args)
     for spec in specs if args.slugs else ():
         _require_torch(spec, args.invocation)  # named on purpose: say what is missing
     if not args.slugs and not torch_installed():  # the whole set: check what can be checked
         for spec in (s for s in specs if s.tier == "torch"):
-            print(f"{spec.slug}: skipped, {torch_needed(args.invocation)}", file=sys.stderr)
+            skipped = say("cli.skipped", slug=spec.slug, reason=torch_needed(args.invocation))
+            print(skipped.render(lang), file=sys.stderr)
         specs = [s for s in specs if s.tier != "torch"]
     code_problems = any(s.quiz is None for s in specs)
     launcher = args.make_sandbox() if args.sandbox and code_problems else None
@@ -397,16 +430,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([r.to_dict() for r in results])
     else:
-        print_checks(results)
+        print_checks(results, lang)
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
 
 
-def torch_needed(invocation: Invocation) -> str:
+def torch_needed(invocation: Invocation) -> Message:
     """Why a torch-tier problem cannot run here, and the commands that fix it."""
-    return (
-        "this problem needs PyTorch, which is not installed here; install it with: "
-        f"{invocation.pip()} install torch==2.13.0 (or `{invocation.make()} setup`)"
-    )
+    return say("cli.torch_needed", pip=invocation.pip(), make=invocation.make())
 
 
 def torch_installed() -> bool:
@@ -422,7 +452,7 @@ def torch_installed() -> bool:
 
 def _require_torch(problem: ProblemSpec, invocation: Invocation) -> None:
     if problem.tier == "torch" and not torch_installed():
-        raise UsageError(f"{problem.slug}: {torch_needed(invocation)}")
+        raise UsageError(say("cli.slug_reason", slug=problem.slug, reason=torch_needed(invocation)))
 
 
 def _leading_problems(argv: list[str]) -> tuple[str | None, list[str]]:
@@ -439,22 +469,27 @@ def _leading_problems(argv: list[str]) -> tuple[str | None, list[str]]:
 def read_source(path: Path) -> str:
     """Read a solution file, or raise one clear line about why not."""
     try:
-        raw = path.read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
+        raise UsageError(say("cli.no_such_file", path=str(path))) from None
     except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder, not a file") from None
+        raise UsageError(say("cli.is_a_folder", path=str(path))) from None
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+        raise UsageError(say("cli.cannot_read", path=str(path), error=str(exc.strerror))) from None
     try:
-        return validate_source(raw)
+        return validate_source(data)
     except JudgeError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+        # The source's own reason is shared with the server and stays its English text.
+        raise UsageError(say("cli.slug_reason", slug=str(path), reason=raw(str(exc)))) from None
 
 
-def _progress(done: int, total: int) -> None:
-    end = "\n" if done == total else ""
-    print(f"\r  case {done}/{total}", end=end, file=sys.stderr, flush=True)
+def _progress_in(lang: str) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        line = say("cli.progress", done=done, total=total).render(lang)
+        print(f"\r  {line}", end=end, file=sys.stderr, flush=True)
+
+    return progress
 
 
 def _default_lang() -> str:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from judge.messages import Message, say
+
 
 class JudgeError(Exception):
-    """Base class: the message is complete and user-facing."""
+    """Base class: the message is complete and user-facing. `said` is the same sentence
+    as a catalog message where there is one, so that the CLI can say it in the reader's
+    language; str() stays the English text for every other consumer (logs, the server)."""
+
+    said: Message | None = None
 
 
 class SpecError(JudgeError):
@@ -23,8 +29,11 @@ class UnknownProblem(JudgeError):
     def __init__(self, slug: str, suggestion: str | None) -> None:
         self.slug = slug
         self.suggestion = suggestion
-        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
-        super().__init__(f"unknown problem {slug!r}{hint}; `judge list` shows them all")
+        if suggestion:
+            self.said = say("cli.unknown_problem_close", slug=repr(slug), close=repr(suggestion))
+        else:
+            self.said = say("cli.unknown_problem", slug=repr(slug))
+        super().__init__(self.said.en)
 
 
 class SourceError(JudgeError):
@@ -36,7 +45,13 @@ class ProtocolError(JudgeError):
 
 
 class UsageError(JudgeError):
-    """Bad command-line usage."""
+    """Bad command-line usage: English text, or a catalog message said in either language."""
+
+    def __init__(self, message: str | Message) -> None:
+        if isinstance(message, Message):
+            self.said = message
+            message = message.en
+        super().__init__(message)
 
 
 class FrameTooLarge(ProtocolError):

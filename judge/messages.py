@@ -265,6 +265,97 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "your {stream} (all of it, in order)",
         "zh": "你的 {stream}（全部，按顺序）",
     },
+    # The other commands' own lines (judge/cli.py, judge/selfcheck.py). A command a hint
+    # names is written `judge ...`: the CLI swaps in the command as it was typed.
+    "cli.list_header": {"en": "problem|kind|tier|points|title", "zh": "题目|类型|层级|分值|标题"},
+    "cli.show_quiz": {
+        "en": "quiz · {points} points · {count} questions",
+        "zh": "测验 · {points} 分 · 共 {count} 题",
+    },
+    "cli.show_code": {
+        "en": "tier {tier} · {points} points · {time} s per case · {memory} MiB · tags: {tags}",
+        "zh": "层级 {tier} · {points} 分 · 每个用例 {time} 秒 · {memory} MiB · 标签：{tags}",
+    },
+    "cli.show_define": {"en": "define: {names}", "zh": "需要定义：{names}"},
+    "cli.init_wrote": {
+        "en": "wrote {target}; judge it with: {run}",
+        "zh": "已写入 {target}；用这条命令判题：{run}",
+    },
+    "cli.init_wrote_quiz": {
+        "en": "wrote {target}: replace each null with your answer (`{show}`\n"
+        "lists the questions); judge it with: {run}",
+        "zh": "已写入 {target}：把每个 null 换成你的答案（`{show}`\n"
+        "会列出题目）；用这条命令判题：{run}",
+    },
+    "cli.not_a_folder": {"en": "{path} is not a folder", "zh": "{path} 不是文件夹"},
+    "cli.already_exists": {
+        "en": "{path} already exists; use --force to overwrite it",
+        "zh": "{path} 已经存在；要覆盖它请加 --force",
+    },
+    "cli.unknown_problem": {
+        "en": "unknown problem {slug}; `judge list` shows them all",
+        "zh": "没有题目 {slug}；`judge list` 会列出所有题目",
+    },
+    "cli.unknown_problem_close": {
+        "en": "unknown problem {slug} (did you mean {close}?); `judge list` shows them all",
+        "zh": "没有题目 {slug}（你是不是想找 {close}？）；`judge list` 会列出所有题目",
+    },
+    "cli.usage": {
+        "en": "{message} (see `{prog} --help`)",
+        "zh": "{message}（用法见 `{prog} --help`）",
+    },
+    "cli.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "cli.json_or_show_test": {
+        "en": "--json and --show-test print different things: give one of them",
+        "zh": "--json 和 --show-test 输出的内容不同：只能给其中一个",
+    },
+    "cli.no_failing_case": {
+        "en": "no public case failed: there is no test to show",
+        "zh": "没有失败的公开用例：没有可以显示的测试",
+    },
+    "cli.no_such_case": {
+        "en": "this run has no case {name} (its public cases: {names})",
+        "zh": "这次运行没有用例 {name}（公开用例有：{names}）",
+    },
+    "cli.case_hidden": {
+        "en": "case {name} is hidden: only a public case's input can be shown",
+        "zh": "用例 {name} 是隐藏用例：只能显示公开用例的输入",
+    },
+    "cli.case_passed": {
+        "en": "case {name} passed: a test is written for a failing case",
+        "zh": "用例 {name} 已通过：只为失败的用例生成测试",
+    },
+    "cli.case_not_run": {
+        "en": "case {name} was not run: a test is written for a failing case",
+        "zh": "用例 {name} 没有运行：只为失败的用例生成测试",
+    },
+    "cli.test_too_long": {
+        "en": "case {name}'s test would be too long to print; `--json` has its input",
+        "zh": "用例 {name} 的测试太长，不打印；`--json` 的输出里有它的输入",
+    },
+    "cli.torch_needed": {
+        "en": "this problem needs PyTorch, which is not installed here; install it with: "
+        "{pip} install torch==2.13.0 (or `{make} setup`)",
+        "zh": "这道题需要 PyTorch，但这里没有安装；安装命令：{pip} install torch==2.13.0"
+        "（或者 `{make} setup`）",
+    },
+    "cli.slug_reason": {"en": "{slug}: {reason}", "zh": "{slug}：{reason}"},
+    "cli.skipped": {"en": "{slug}: skipped, {reason}", "zh": "{slug}：已跳过，{reason}"},
+    "cli.no_such_file": {"en": "{path}: no such file", "zh": "{path}：没有这个文件"},
+    "cli.is_a_folder": {
+        "en": "{path}: is a folder, not a file",
+        "zh": "{path}：这是文件夹，不是文件",
+    },
+    "cli.cannot_read": {"en": "{path}: cannot read ({error})", "zh": "{path}：读不了（{error}）"},
+    "cli.progress": {"en": "case {done}/{total}", "zh": "用例 {done}/{total}"},
+    "cli.check_header": {"en": "problem||check|detail", "zh": "题目||检查|详情"},
+    "cli.check_ok": {"en": "ok", "zh": "通过"},
+    "cli.check_fail": {"en": "FAIL", "zh": "失败"},
+    "cli.check_summary": {
+        "en": "{passed}/{total} problems pass",
+        "zh": "{passed}/{total} 道题通过自检",
+    },
+    "cli.check_failing": {"en": "; failing: {slugs}", "zh": "；未通过：{slugs}"},
 }
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import JudgeError
 from judge.judging import TrustedInputs, expected_observations, judge_source
+from judge.messages import say
 from judge.questions import Quiz
 from judge.render import table
 from judge.report import Report
@@ -303,14 +304,18 @@ def _why(report: Report) -> str:
     return f" — {failure.name}: {failure.message}" if failure else ""
 
 
-def print_checks(results: list[ProblemCheck]) -> None:
+def print_checks(results: list[ProblemCheck], lang: str = "en") -> None:
+    """The checks as a table and a summary line in `lang`; a check's name and detail are
+    the author's English (they quote files and verdicts), as --json carries them."""
+    ok, fail = say("cli.check_ok").render(lang), say("cli.check_fail").render(lang)
     rows = []
     for result in results:
         for check in result.checks:
-            rows.append([result.slug, "ok" if check.ok else "FAIL", check.name, check.detail])
-    print(table(("problem", "", "check", "detail"), rows))
+            rows.append([result.slug, ok if check.ok else fail, check.name, check.detail])
+    print(table(say("cli.check_header").render(lang).split("|"), rows))
     bad = [r.slug for r in results if not r.ok]
-    print(
-        f"\n{len(results) - len(bad)}/{len(results)} problems pass"
-        + (f"; failing: {', '.join(bad)}" if bad else "")
-    )
+    passed = len(results) - len(bad)
+    summary = say("cli.check_summary", passed=passed, total=len(results)).render(lang)
+    if bad:
+        summary += say("cli.check_failing", slugs=", ".join(bad)).render(lang)
+    print(f"\n{summary}")

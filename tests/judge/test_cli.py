@@ -45,12 +45,14 @@ def test_list_json_is_machine_readable(root: Path, capsys: pytest.CaptureFixture
     assert code == 0 and data[0]["slug"] == "add" and data[0]["tier"] == "browser"
 
 
-@pytest.mark.parametrize(("lang", "text"), [("zh", "返回"), ("en", "Return")])
-def test_show_prints_the_statement_in_the_chosen_language(
-    root: Path, capsys: pytest.CaptureFixture[str], lang: str, text: str
+@pytest.mark.parametrize(
+    ("lang", "text", "define"), [("zh", "返回", "需要定义：add"), ("en", "Return", "define: add")]
+)
+def test_show_prints_the_statement_and_its_framing_in_the_chosen_language(
+    root: Path, capsys: pytest.CaptureFixture[str], lang: str, text: str, define: str
 ) -> None:
     code, out, _ = run_cli(["--problems", str(root), "show", "add", "--lang", lang], capsys)
-    assert code == 0 and text in out and "define: add" in out
+    assert code == 0 and text in out and define in out
 
 
 def test_show_json_holds_statement_and_starter(
