@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from judge import pool_art
+from judge import bar_art, pool_art
 
 GB = 10**9  # kv-capacity's statement counts GB as 10**9 bytes
 ROOFLINE_PHASES = ("prefill", "decode")
@@ -40,7 +40,10 @@ def say(key: str, lang: str, **values: object) -> str:
 def picture(args: object, expected: object, got: object, step: int | None) -> object:
     """The picture's data for a failing public case, or None where there is none."""
     if step is not None:
-        shown = pool_art.trail(args, expected, got, step)
+        # A pool with block ids where the states have them, else the counts as bars.
+        shown = pool_art.trail(args, expected, got, step) or bar_art.trace_trail(
+            args, expected, got, step
+        )
         return shown.to_dict() if shown is not None else None
     if type(args) is not dict:
         return None
@@ -48,6 +51,9 @@ def picture(args: object, expected: object, got: object, step: int | None) -> ob
         return roofline(args, expected, got)
     if args.get("call") in ("max_requests", "decode_step"):
         return memory(args, expected, got)
+    if "config" in args and "kv_dtype" in args:
+        bars = bar_art.kv_bytes(args, expected, got)
+        return bars.to_dict() if bars is not None else None
     return None
 
 
@@ -152,6 +158,8 @@ def summary_lines(shown: object, lang: str) -> list[str]:
             return pool_art.art_lines(shown, lang)
         if shown.get("kind") == "roofline":
             return _roofline_lines(shown, lang)
+        if shown.get("kind") == "bars":
+            return bar_art.art_lines(shown, lang)
     except (ValueError, KeyError, TypeError, IndexError):
         return []  # a report from elsewhere with a picture this version cannot read
     return []

@@ -6,7 +6,7 @@ sequence the step touched, plus the free queue and, where the problem has them, 
 counts and cached blocks. Who owns every other block is known from the earlier steps: each
 step's table is that sequence's latest, so replaying the labels gives every owner. A state
 with no block ids (the scheduler's counts, fragmentation's records) has no pool to draw:
-`trail` returns None and the case shows no picture.
+`trail` returns None and judge/bar_art.py draws its counts as bars instead.
 """
 
 from __future__ import annotations
