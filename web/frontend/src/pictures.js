@@ -1,10 +1,11 @@
 // A failing public case's picture, by the kind the judge gave it (judge/pictures.py). An
 // unknown kind, or data a picture cannot draw, shows nothing rather than breaking the card.
+import { barPicture } from "./bar_picture.js";
 import { memoryPicture } from "./memory_picture.js";
 import { poolPicture } from "./pool_picture.js";
 import { rooflinePicture } from "./roofline_picture.js";
 
-const PICTURES = { pool: poolPicture, roofline: rooflinePicture, memory: memoryPicture };
+const PICTURES = { pool: poolPicture, roofline: rooflinePicture, memory: memoryPicture, bars: barPicture };
 
 export function casePicture(picture) {
   const draw = picture && PICTURES[picture.kind];

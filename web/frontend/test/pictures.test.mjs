@@ -1,8 +1,10 @@
 // The case pictures' layouts (issue 12, section 2): what each cell says and which are
-// marked, where the roofline's points sit, how the memory bar splits. The DOM side is
+// marked, where the roofline's points sit, how the memory bar splits, how the count bars
+// (scheduler, fragmentation, KV bytes per token) split and say what differs. The DOM side is
 // pinned by tests/web/e2e/test_case_pictures.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { barLayout, formulaText, rowText, say as barSay } from "../src/bar_picture.js";
 import { gb, memorySegments } from "../src/memory_picture.js";
 import { cellKind, cellText, poolLayout, say } from "../src/pool_picture.js";
 import { rooflineLayout } from "../src/roofline_picture.js";
@@ -56,4 +58,35 @@ test("the memory bar splits into weights, KV, what is left and what is reserved"
   const over = memorySegments(data, { weights: 16e9, kv: 60e9, requests: 200 });
   assert.equal(over[2].kind, "over");
   assert.equal(gb(1.25e9), "1.3 GB");
+});
+
+test("a bar scales both sides of a row alike and marks exactly the differing parts", () => {
+  const want = { row: "contiguous", parts: [{ part: "used", size: 10 }, { part: "external", size: 0 }, { part: "hole", size: 246 }] };
+  const got = { row: "contiguous", parts: [{ part: "used", size: 10 }, { part: "external", size: 128 }, { part: "hole", size: 118 }] };
+  const differs = ["contiguous.external", "contiguous.hole"];
+  const a = barLayout(want, 256, differs);
+  const b = barLayout(got, 256, differs);
+  assert.deepEqual(b.filter((p) => p.differs).map((p) => p.part), ["external", "hole"]);
+  assert.equal(a[0].width, b[0].width);
+  assert.equal(b[2].x + b[2].width, 460); // the full pool fills the bar
+  assert.equal(a[1].width, 0);
+});
+
+test("a bar's text writes every size and queue, with a mark where they differ", () => {
+  const row = { row: "pool", parts: [{ part: "used", size: 3 }, { part: "free", size: 1 }], lists: { running: [0], waiting: [2, 1] } };
+  assert.equal(rowText(row, ["pool.waiting"]), "used 3 · free 1 · running: [0] · !waiting: [2 1]");
+  assert.equal(barSay("waiting", {}, "zh"), "等待");
+  assert.equal(barSay("back", {}, "zh"), "◀ 上一步");
+});
+
+test("the per-token formula multiplies out to the expected K and V", () => {
+  const picture = {
+    expected: [[{ row: "per_token", parts: [{ part: "k", size: 57344 }, { part: "v", size: 57344 }] }]],
+    formula: { layers: 28, kv_heads: 8, head_dim: 128, bytes: 2 },
+  };
+  const text = formulaText(picture);
+  assert.equal(text, "28 layers × 2 (K + V) × 8 KV heads × 128 head dim × 2 bytes = 114688");
+  assert.equal(28 * 2 * 8 * 128 * 2, 114688);
+  const mla = formulaText({ ...picture, formula: { layers: 2, latent: 4, rope: 2, bytes: 1 } });
+  assert.ok(mla.startsWith("2 layers × (4 latent + 2 rope)"));
 });
