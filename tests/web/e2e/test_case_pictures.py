@@ -102,3 +102,51 @@ def test_a_wrong_capacity_splits_the_gpu_memory_into_weights_and_kv(page: Any) -
     text = bar.text_content() or ""
     assert "weights 16.1 GB" in text and "(104 requests)" in text
     shoot(bar, "memory-kv-capacity-failure")
+
+
+def test_a_wrong_scheduler_shows_the_pool_and_queues_and_steps_back(page: Any) -> None:
+    run_code(page, "scheduler", _wrong("scheduler", "preempted_to_waiting_tail.py"))
+    picture = page.locator(".case[data-case=preemption-by-recompute] .bar-picture")
+    picture.wait_for()
+    assert picture.get_attribute("data-step") == "2", "it opens at the first differing step"
+    got = picture.locator("figure[data-side=got]")
+    assert "!waiting: [2 1]" in (got.text_content() or "")
+    assert "used 3 · free 1" in (got.text_content() or "")
+    assert got.locator("svg[role=img] title").text_content() == "Got: pool, in blocks"
+    shoot(picture, "bars-scheduler-failure")
+    back = picture.locator("button[data-action=bar-back]")
+    back.click()
+    assert picture.get_attribute("data-step") == "1"
+    assert "agree" in picture.locator(".bar-note").inner_text()
+
+
+def test_a_wrong_fragmentation_marks_the_external_waste_it_invents(page: Any) -> None:
+    run_code(page, "fragmentation", _wrong("fragmentation", "no_coalesce.py"))
+    picture = page.locator(".case[data-case=external-waste] .bar-picture")
+    picture.wait_for()
+    got = picture.locator("figure[data-side=got] .bar-row[data-row=contiguous]")
+    marked = got.locator("g[data-differs=true]")
+    assert [m.get_attribute("data-part") for m in marked.all()] == ["external", "hole"]
+    # Not colour alone: a differing part has a dashed outline and its size is written out.
+    assert marked.first.locator("rect").get_attribute("stroke-dasharray")
+    assert "!external waste 128" in (got.text_content() or "")
+    paged = picture.locator("figure[data-side=got] .bar-row[data-row=paged]")
+    assert paged.locator("g[data-differs=true]").count() == 0
+    shoot(picture, "bars-fragmentation-failure")
+
+
+def test_a_kv_size_that_forgets_gqa_stands_beside_its_k_and_v(page: Any) -> None:
+    run_code(page, "kv-bytes-per-token", _wrong("kv-bytes-per-token", "forgets_gqa.py"))
+    picture = page.locator(".case[data-case=qwen3-0\\.6b-bf16] .bar-picture")
+    picture.wait_for()
+    want = picture.locator("figure[data-side=expected] g.bar-part")
+    assert [p.get_attribute("data-part") for p in want.all()] == ["k", "v"]
+    got = picture.locator("figure[data-side=got] g.bar-part[data-differs=true]")
+    assert got.count() == 1
+    # Sixteen query heads counted instead of eight KV heads: twice as wide as K and V.
+    width = float(got.bounding_box()["width"])
+    expected_width = sum(float(p.bounding_box()["width"]) for p in want.all())
+    assert abs(width / expected_width - 2) < 0.05
+    formula = picture.locator(".bar-formula").inner_text()
+    assert formula == "28 layers × 2 (K + V) × 8 KV heads × 128 head dim × 2 bytes = 114688"
+    shoot(picture, "bars-kv-bytes-failure")
