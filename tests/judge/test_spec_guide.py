@@ -102,9 +102,10 @@ def test_a_malformed_hint_or_editorial_names_its_file_and_hint(
     assert says in str(info.value)
 
 
-def test_every_browser_tier_code_problem_has_hints_and_an_editorial() -> None:
-    """The chapter's browser problems each carry 2-3 hints and an editorial."""
+def test_every_code_problem_has_hints_and_an_editorial() -> None:
+    """Every code problem of the chapter, browser or torch tier, carries 2-3 hints and an
+    editorial (a quiz has neither: its answers are the explanation)."""
     for problem in ProblemSet().all():
-        if problem.tier == "browser" and problem.quiz is None:
+        if problem.quiz is None:
             assert 2 <= len(problem.hints) <= 3, problem.slug
             assert problem.has_editorial, problem.slug
