@@ -102,7 +102,9 @@ def test_shared_and_cached_blocks_show_their_references_and_mark() -> None:
     assert pool_art.Block((0,), 2).label() == "s0 x2"
 
 
-def test_states_without_block_ids_have_no_picture() -> None:
+def test_states_too_incomplete_for_any_picture_get_none() -> None:
+    """Scheduler and fragmentation states get bars (test_bar_art.py) only when the case
+    carries what the bars need; these carry neither block ids nor those fields."""
     scheduler = [{"op": "step()", "result": {}, "state": {"running": [0], "num_free_blocks": 3}}]
     assert picture({"num_blocks": 8}, scheduler, scheduler, 0) is None
     fragmentation = [{"op": "finish id=1", "paged": {"free_blocks": 3}}]
