@@ -22,6 +22,8 @@ ENUM_MODULES = {"judge/verdict.py", "web/status.py"}
 ALLOWED = {
     ("runner/worker.py", "done"): "a field of the worker's message to the runner",
     ("runner/job.py", "done"): "reads that field",
+    ("web/submissions.py", "done"): "the progress field's cases done so far, not a status",
+    ("judge/bar_art.py", "running"): "the scheduler problem's list of running requests",
 }
 
 

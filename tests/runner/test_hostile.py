@@ -677,14 +677,20 @@ def test_row41_garbage_after_the_last_answer_is_re_not_ie(harness):
     report = harness.judge(
         """
         import io, os, sys
+        CASES = 7  # the harness problem's
         class Out(io.StringIO):
-            flushes = 0
-            def flush(self):  # the judge flushes once per case (7), then once as it exits
-                Out.flushes += 1
-                if Out.flushes == 8:
-                    os.write(4, b"not a frame" * 10)
+            calls = 0
+            after_last = 0
+            def flush(self):
+                # The judge flushes with each case's answer and once more as it exits: the
+                # second flush after the last case is the exit's, after every answer.
+                if Out.calls == CASES:
+                    Out.after_last += 1
+                    if Out.after_last == 2:
+                        os.write(4, b"not a frame" * 10)
         sys.stdout = Out()
         def add(a, b):
+            Out.calls += 1
             return a + b
         """
     )
