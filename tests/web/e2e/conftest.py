@@ -85,10 +85,21 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     from waitress.server import create_server
 
     from web import create_app
-    from web.config import WebConfig, sqlite_url
+    from web.config import RateLimit, WebConfig, sqlite_url
 
     folder = tmp_path_factory.mktemp("platform")
+    # One server for the whole session: every test registers, logs in and submits from the
+    # same address, so the production limits (10 registrations an hour per address) would
+    # make each test depend on how many ran before it. The limits have their own tests.
+    plenty = RateLimit(100_000, 3600.0)
     config = WebConfig(
+        register_per_ip=plenty,
+        login_per_user=plenty,
+        login_per_ip=plenty,
+        submit_per_user=plenty,
+        submit_per_ip=plenty,
+        run_per_user=plenty,
+        run_per_ip=plenty,
         database_url=sqlite_url(folder / "judge.sqlite3"),
         problems_dir=PROBLEMS,
         secret_key="e2e-" + os.urandom(16).hex(),

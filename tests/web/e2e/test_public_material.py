@@ -84,6 +84,7 @@ def _paths(app: Any, submission_id: int, run_id: str, dist: Path) -> list[str]:
         "submission_id": [str(submission_id)],
         "run_id": [run_id],
         "code": ["en", "zh"],
+        "username": ["leakcheck"],  # the test's own account: its profile pages
         "filename": [
             str(p.relative_to(dist.parent))
             for p in dist.rglob("*")
