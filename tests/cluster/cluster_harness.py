@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, select
@@ -23,10 +24,17 @@ from sqlalchemy import Engine, select
 from web import create_app
 from web.config import QueueKind, RateLimit, WebConfig
 from web.db import make_engine
-from web.local_services import RedisServer, free_port
+from web.local_services import RedisServer, free_port, missing_binaries
 from web.models import Judging, Standing, Submission
 
 REPO = Path(__file__).resolve().parents[2]
+# Every cluster test: it needs the sandbox (the workers judge in it), takes seconds, and is
+# skipped, naming what is missing, only where Redis or PostgreSQL is not installed.
+MARKS = [
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(missing_binaries()), reason=f"missing {missing_binaries()}"),
+]
 PASSWORD = "correct-horse-battery"
 SEED_HEX = "5eed5eed5eed5eed"
 LEASE_S = 3.0

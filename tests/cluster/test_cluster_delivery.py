@@ -5,30 +5,12 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from cluster_harness import GOOD, SLOW, WRONG, Cluster, register, submit, wait_for
+from cluster_harness import GOOD, MARKS, SLOW, WRONG, Cluster, register, submit, wait_for
 
 from web.celery_queue import TASK_JUDGE, make_celery
-from web.local_services import RedisServer, missing_binaries
 
-pytestmark = [
-    pytest.mark.sandbox,
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(missing_binaries()), reason=f"missing {missing_binaries()}"),
-]
-
-
-@pytest.fixture
-def cluster(tmp_path: Path, postgres_url: str) -> Iterator[Cluster]:
-    redis = RedisServer(tmp_path / "redis")
-    redis.start()
-    cluster = Cluster(tmp_path, redis, postgres_url)
-    yield cluster
-    cluster.close()
-    redis.stop()
+pytestmark = MARKS
 
 
 def test_submissions_through_two_workers_are_each_judged_once(cluster: Cluster) -> None:

@@ -6,32 +6,14 @@ from __future__ import annotations
 import json
 import signal
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from cluster_harness import GOOD, PASSWORD, SLOW, Cluster, register, submit, wait_for
+from cluster_harness import GOOD, MARKS, PASSWORD, SLOW, Cluster, register, submit, wait_for
 from sqlalchemy import insert
 
 from web.db import utcnow
-from web.local_services import RedisServer, missing_binaries
 from web.models import Submission
 
-pytestmark = [
-    pytest.mark.sandbox,
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(missing_binaries()), reason=f"missing {missing_binaries()}"),
-]
-
-
-@pytest.fixture
-def cluster(tmp_path: Path, postgres_url: str) -> Iterator[Cluster]:
-    redis = RedisServer(tmp_path / "redis")
-    redis.start()
-    cluster = Cluster(tmp_path, redis, postgres_url)
-    yield cluster
-    cluster.close()
-    redis.stop()
+pytestmark = MARKS
 
 
 def _judged_once(cluster: Cluster, ids: list[int]) -> None:
