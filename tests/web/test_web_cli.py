@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import waitress
 from flask import Flask
-from waitress import wasyncore
+from threaded_server import serve_in_thread, url
 from web_helpers import make_user, wait_judged
 from web_problem_fixture import GOOD, WRONG
 
@@ -18,21 +16,8 @@ from web import cli
 
 @pytest.fixture
 def server(app: Flask) -> Iterator[str]:
-    http = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-    stop = threading.Event()
-
-    def loop() -> None:
-        # Our own loop with a stop flag: closing sockets under a running select() would
-        # raise in the server thread.
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=http._map, count=1)  # type: ignore[union-attr]
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{http.effective_port}"  # type: ignore[union-attr]
-    stop.set()
-    thread.join(5)
-    http.close()
+    with serve_in_thread(app, threads=4) as http:
+        yield url(http)
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "solution.py") -> Path:

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from threaded_server import serve_in_thread, url
 
 ROOT = Path(__file__).resolve().parents[3]
 FRONTEND = ROOT / "web" / "frontend"
@@ -73,17 +72,9 @@ class LiveServer:
     app: Any
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The real platform (app factory, worker pool, waitress) on 127.0.0.1."""
-    from waitress.server import create_server
-
     from web import create_app
     from web.config import RateLimit, WebConfig, sqlite_url
 
@@ -108,14 +99,10 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         judge_backend="unsafe-local",  # a loopback test server; no bubblewrap needed
     )
     app = create_app(config)
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=8)
-    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
-    thread.start()
     try:
-        yield LiveServer(f"http://127.0.0.1:{server.effective_port}", app)
+        with serve_in_thread(app, name="waitress", threads=8) as server:
+            yield LiveServer(url(server), app)
     finally:
-        server.close()
-        thread.join(timeout=5)
         from web.state import EXTENSION
 
         app.extensions[EXTENSION].queue.stop()
@@ -141,18 +128,10 @@ def without_isolation(app: Any) -> Any:
 @pytest.fixture(scope="session")
 def plain_url(live_server: LiveServer) -> Iterator[str]:
     """The same app (same database) on a second port, without cross-origin isolation."""
-    from waitress.server import create_server
-
-    server = create_server(
-        without_isolation(live_server.app), host="127.0.0.1", port=free_port(), threads=4
-    )
-    thread = threading.Thread(target=server.run, name="waitress-plain", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
+    with serve_in_thread(
+        without_isolation(live_server.app), name="waitress-plain", threads=4
+    ) as server:
+        yield url(server)
 
 
 @pytest.fixture(scope="session")

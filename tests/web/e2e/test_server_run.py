@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from threaded_server import serve_in_thread, url
 
-from .conftest import JUDGE_SEED, PROBLEMS, free_port
+from .conftest import JUDGE_SEED, PROBLEMS
 from .pages import RUN, reference_source, register, replace_code, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
@@ -27,8 +27,6 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     """The platform judging in the sandbox (the other e2e tests use unsafe-local)."""
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed: no sandboxed judging here")
-    from waitress.server import create_server
-
     from web import create_app
     from web.config import WebConfig, sqlite_url
     from web.state import EXTENSION
@@ -43,14 +41,10 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         judge_backend="sandbox",
     )
     app = create_app(config)
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
-    thread = threading.Thread(target=server.run, name="waitress-sandbox", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        with serve_in_thread(app, name="waitress-sandbox", threads=4) as server:
+            yield url(server)
     finally:
-        server.close()
-        thread.join(timeout=5)
         app.extensions[EXTENSION].close()
 
 

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from threaded_server import serve_in_thread, url
 from web_helpers import timed_repetitions
 
 from web.judging import hardware_text
 
-from .conftest import JUDGE_SEED, PROBLEMS, free_port
+from .conftest import JUDGE_SEED, PROBLEMS
 from .pages import SUBMIT, open_problem, reference_source, register, replace_code, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
@@ -34,8 +34,6 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     """The platform as `judge serve` runs it: the queue judging in the runner's sandbox."""
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed: no sandboxed judging here")
-    from waitress.server import create_server
-
     from web import create_app
     from web.config import WebConfig, sqlite_url
     from web.state import EXTENSION
@@ -50,14 +48,10 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         judge_backend="sandbox",
     )
     app = create_app(config)
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
-    thread = threading.Thread(target=server.run, name="waitress-speed", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        with serve_in_thread(app, name="waitress-speed", threads=4) as server:
+            yield url(server)
     finally:
-        server.close()
-        thread.join(timeout=5)
         app.extensions[EXTENSION].close()
 
 
