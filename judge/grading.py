@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from judge.case_input import case_input
@@ -25,7 +26,7 @@ def grade(
     printed and, when it fails, its input and (with a `reproducer`) a test reproducing it."""
     result, step = _grade(case, outcome, expected)
     if not case.public:
-        return result
+        return conceal(result)
     if outcome.stdout or outcome.stderr:
         result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
     if result.verdict in (Verdict.AC, None):
@@ -60,38 +61,61 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
     if outcome.kind is OutcomeKind.SKIPPED:
         return _result(case, outcome, None, say("case.not_run")), None
     verdict, message = describe_failure(outcome)
-    if not case.public:
-        return _hidden_failure(case, outcome, verdict, message), None
     return _result(case, outcome, verdict, message), None
 
 
-def _hidden_failure(case: Case, outcome: Outcome, verdict: Verdict, message: Message) -> CaseResult:
-    """A hidden case's failure in words the judge chose: an exception's message, a class's
-    name or a malformed value's path are the submission's text, and could carry the
-    case's inputs out to the learner (the verdict, the time and the line still say where
-    and how it failed)."""
-    if outcome.kind is OutcomeKind.ERROR and verdict is Verdict.RE:
-        message = say("case.raised", name=_builtin_name(outcome.exception))
-    elif outcome.kind is OutcomeKind.BAD_OBSERVATION:
-        message = say("case.bad_value_hidden")
-    elif outcome.kind is OutcomeKind.PROTOCOL:
-        message = say("case.protocol_hidden")
-    elif outcome.kind is OutcomeKind.CRASH and verdict is Verdict.RE:
-        message = say("case.ended")  # its exit code or signal is chosen
-    # No line either: a submission can raise from any line it likes (or forge the number).
-    return CaseResult.saying(
-        message, name=case.name, public=False, verdict=verdict, time_ms=outcome.time_ms
+# What a hidden case says: its verdict and the judge's one sentence for that verdict.
+# Anything more is chosen by the submission, which knows the case's inputs: where a value
+# first differs (it corrupts the index it likes), an exception's class (a class of its own
+# may be called "KeyError"), the line it raised from, which limit it broke, the exact time
+# it took. Each could spell out a few bits of the inputs per case.
+HIDDEN_SAYS = {
+    Verdict.WA: "hidden.wrong_answer",
+    Verdict.RE: "hidden.runtime_error",
+    Verdict.TLE: "hidden.time_limit",
+    Verdict.MLE: "hidden.memory_limit",
+    Verdict.OLE: "hidden.output_limit",
+}
+# Judge-chosen reasons that stay, as one fixed sentence: an honest solution on a machine
+# whose bandwidth was misjudged must be told why its right answers were refused.
+_HIDDEN_REASONS = {"case.too_fast": "hidden.too_fast"}
+# A hidden case's time is shown rounded up to a tenth of the per-case time limit: enough
+# to tell a learner how close it came to the limit, at most ten values per case.
+TIME_STEPS = 10
+
+
+def conceal(result: CaseResult, step_ms: float | None = None) -> CaseResult:
+    """A hidden case as a learner sees it: name, verdict, the judge's sentence for the
+    verdict and its time rounded up to a multiple of `step_ms` (None: exact, for the judge's
+    own use until the report is built; a speed problem scores the exact times first)."""
+    if result.verdict is None:
+        message: Message | None = say("case.not_run")
+    elif result.verdict is Verdict.AC:
+        message = None
+    else:
+        reason = _HIDDEN_REASONS.get(result.text.key) if result.text is not None else None
+        message = say(reason or HIDDEN_SAYS.get(result.verdict, f"verdict.{result.verdict}"))
+    return CaseResult(
+        name=result.name,
+        public=False,
+        verdict=result.verdict,
+        time_ms=result.time_ms if step_ms is None else coarse_ms(result.time_ms, step_ms),
+        message=message.en if message is not None else "",
+        text=message,
     )
 
 
-def _builtin_name(exception: str) -> str | Message:
-    """A built-in exception's name as it is; any other name is the submission's text."""
-    import builtins
+def time_step_ms(time_per_case_s: float) -> float:
+    """The granularity of a hidden case's time: a tenth of its limit, in milliseconds."""
+    return time_per_case_s * 1000 / TIME_STEPS
 
-    kind = getattr(builtins, exception, None)
-    if isinstance(kind, type) and issubclass(kind, BaseException):
-        return exception
-    return say("case.own_exception")
+
+def coarse_ms(time_ms: float, step_ms: float) -> float:
+    """`time_ms` rounded up to a multiple of `step_ms`; a case that ran shows at least one
+    step, one that never ran stays at 0."""
+    if time_ms <= 0 or step_ms <= 0:
+        return 0.0 if time_ms <= 0 else time_ms
+    return round(math.ceil(time_ms / step_ms) * step_ms, 3)
 
 
 def _uncomparable(exc: Exception) -> Message:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from judge import environment
 from judge.budget import ResultBudget, budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
-from judge.grading import crash_verdict, describe_failure, grade
+from judge.grading import coarse_ms, conceal, crash_verdict, describe_failure, grade, time_step_ms
 from judge.launch import LocalLauncher
 from judge.limits import CpuAllowance, Limits
 from judge.messages import load_error_said, with_message
@@ -75,7 +75,7 @@ def judge_source(
     env = environment.describe(problem.tier, name)
     if problem.cpu_rule is not None:
         env["cpu_rule"] = "enforced" if run.cpu is not None else _CPU_RULE_OFF
-    return build_report(problem, cases, graded, result, seed, env)
+    return build_report(problem, cases, graded, result, seed, env, limits)
 
 
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
@@ -207,16 +207,21 @@ def build_report(
     result: SessionResult,
     seed: int | None,
     env: dict[str, str],
+    limits: Limits,
 ) -> Report:
-    """`graded` holds a result for every case the session reported, in order."""
+    """`graded` holds a result for every case the session reported, in order. Hidden cases
+    leave here concealed (judge/grading.py): their times rounded up, as is the run's, which
+    holds theirs."""
     if len(graded) != len(cases):
         raise RuntimeError(f"{len(graded)} graded results for {len(cases)} cases")
     speed = None
     if problem.speed is not None:
         from judge.speed_scoring import score_run  # only speed problems pay for it
 
-        graded, speed = score_run(problem.speed, cases, graded, env)
-    results = tuple(graded)
+        graded, speed = score_run(problem.speed, cases, graded, env)  # on the exact times
+    step = time_step_ms(limits.time_per_case_s)
+    results = tuple(r if r.public else conceal(r, step) for r in graded)
+    hidden = any(not r.public for r in results)
     verdict, compile_error = _overall(results, result)
     return Report(
         problem=problem.slug,
@@ -224,7 +229,7 @@ def build_report(
         verdict=verdict,
         score=problem.points if verdict is Verdict.AC else 0,
         cases=results,
-        time_ms=result.time_ms,
+        time_ms=coarse_ms(result.time_ms, step) if hidden else result.time_ms,
         compile_error=compile_error,
         stdout=result.stdout.decode("utf-8", "replace"),
         stderr=result.stderr.decode("utf-8", "replace"),

@@ -116,6 +116,9 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "the judge cannot compare the returned value ({type})",
         "zh": "判题器无法比较返回的值（{type}）",
     },
+    # case.raised, case.own_exception, case.bad_value_hidden and case.protocol_hidden are no
+    # longer said (a hidden case has one sentence per verdict, hidden.*); they stay so that
+    # reports stored before still read in both languages.
     "case.raised": {"en": "{name} raised", "zh": "抛出了 {name}"},
     "case.own_exception": {
         "en": "an exception of the submission's own class",
@@ -176,6 +179,41 @@ CATALOG: dict[str, dict[str, str]] = {
         "({factor} x the reference's {reference} s + {slack} s)",
         "zh": "用了 {used} 秒 CPU 时间；本用例允许 {allowed} 秒"
         "（参考解的 {reference} 秒 × {factor} + {slack} 秒）",
+    },
+    "case.too_fast": {
+        "en": "answered faster than this machine's memory allows ({rate} GB/s of the bytes "
+        "every answer must read; the ceiling is {ceiling} GB/s): the answer was not computed "
+        "by this run",
+        "zh": "答得比这台机器的内存带宽还快（每个答案至少要读的字节折合 {rate} GB/s，"
+        "上限是 {ceiling} GB/s）：这个答案不是这次运行算出来的",
+    },
+    # A hidden case's one sentence per verdict (judge/grading.py, conceal): the judge's own
+    # words, never a detail the submission chose (it knows the case's inputs).
+    "hidden.wrong_answer": {
+        "en": "wrong answer (a hidden case shows only its verdict)",
+        "zh": "答案错误（隐藏用例只显示结果）",
+    },
+    "hidden.runtime_error": {
+        "en": "raised an exception or ended before answering (a hidden case shows only its "
+        "verdict)",
+        "zh": "抛出了异常，或者还没给出答案就结束了（隐藏用例只显示结果）",
+    },
+    "hidden.time_limit": {
+        "en": "over the time limit, wall clock or CPU time (a hidden case shows only its verdict)",
+        "zh": "超出时间限制（墙钟时间或 CPU 时间；隐藏用例只显示结果）",
+    },
+    "hidden.memory_limit": {
+        "en": "over the memory limit (a hidden case shows only its verdict)",
+        "zh": "超出内存限制（隐藏用例只显示结果）",
+    },
+    "hidden.output_limit": {
+        "en": "printed or returned more than allowed (a hidden case shows only its verdict)",
+        "zh": "输出或返回的数据超出限制（隐藏用例只显示结果）",
+    },
+    "hidden.too_fast": {
+        "en": "answered faster than this machine's memory allows: the answer was not computed "
+        "by this run",
+        "zh": "答得比这台机器的内存带宽还快：这个答案不是这次运行算出来的",
     },
     # Loading the submission (judge/child.py writes these as English text).
     "load.missing_names": {

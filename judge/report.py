@@ -24,7 +24,8 @@ class CaseResult:
     message: str = ""
     got: str | None = None  # public cases only
     expected: str | None = None  # public cases only
-    line: int | None = None  # the submission's line the error points at
+    # Public cases only: the submission's line the error points at, and the traceback.
+    line: int | None = None
     traceback: str = ""
     # A quiz question answered correctly: why it is right, {"zh", "en"}; None otherwise.
     explanation: dict[str, str] | None = None
@@ -57,13 +58,13 @@ class CaseResult:
             out["message_key"], out["message_args"] = self.text.key, self.text.args_dict()
         if self.public and self.got is not None:
             out["got"], out["expected"] = self.got, self.expected
-        if self.line is not None:
-            out["line"] = self.line
-        if self.traceback:
-            out["traceback"] = self.traceback
         if self.explanation is not None:
             out["explanation"] = dict(self.explanation)
         if self.public:  # the core never sets these on a hidden case; this keeps it so
+            if self.line is not None:
+                out["line"] = self.line
+            if self.traceback:
+                out["traceback"] = self.traceback
             if self.input is not None:
                 out["input"] = self.input.to_dict()
             if self.test is not None:

@@ -7,6 +7,7 @@ the scoring; both are imported only for problems with a [speed] table.
 from __future__ import annotations
 
 from judge.cases import Case
+from judge.messages import say
 from judge.report import CaseResult
 from judge.speed import SpeedResult, SpeedSpec, bandwidth_ceiling, hardware, impossible, score
 from judge.verdict import Verdict
@@ -50,14 +51,10 @@ def _timed(result: CaseResult, rate: float, unit: str) -> CaseResult:
 
 
 def _impossible(result: CaseResult, bytes_per_s: float, ceiling: float) -> CaseResult:
-    return CaseResult(
+    return CaseResult.saying(
+        say("case.too_fast", rate=f"{bytes_per_s / 1e9:,.0f}", ceiling=f"{ceiling / 1e9:,.0f}"),
         name=result.name,
         public=result.public,
         verdict=Verdict.WA,
         time_ms=result.time_ms,
-        message=(
-            f"answered faster than this machine's memory allows ({bytes_per_s / 1e9:,.0f} GB/s "
-            f"of the bytes every answer must read; the ceiling is {ceiling / 1e9:,.0f} GB/s): "
-            "the answer was not computed by this run"
-        ),
     )

@@ -143,6 +143,24 @@ def test_a_repetition_faster_than_memory_allows_is_wa(
     assert "faster than this machine's memory allows" in failure.message
 
 
+def test_on_the_secret_seed_a_too_fast_repetition_says_why_but_not_its_figures(
+    make_problem: MakeProblem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: a hidden case shows the judge's fixed sentence, here the one that tells an
+    honest solution why its right answers were refused; the rate and the ceiling (its exact
+    time) stay out, and the score is still computed from the exact times."""
+    monkeypatch.setenv("JUDGE_MEMORY_BANDWIDTH_GBS", "1e-12")
+    report = judge_source(_problem(make_problem), HONEST, seed=424242)
+    failure = report.first_failure
+    assert failure is not None and not failure.public and failure.verdict is Verdict.WA
+    assert failure.text is not None and failure.text.key == "hidden.too_fast"
+    assert "GB/s" not in failure.message and failure.time_ms % 1000.0 == 0
+    monkeypatch.delenv("JUDGE_MEMORY_BANDWIDTH_GBS")
+    scored = judge_source(_problem(make_problem), HONEST, seed=424242)
+    assert scored.verdict is Verdict.AC and scored.speed is not None
+    assert len(set(scored.speed.samples)) == 5  # exact rates, not tenths of the limit
+
+
 def test_a_wrong_run_has_no_score(make_problem: MakeProblem) -> None:
     report = judge_source(_problem(make_problem), "def total(a, n):\n    return a * n + 1\n")
     assert report.verdict is Verdict.WA and report.speed is None
