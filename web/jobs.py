@@ -61,6 +61,7 @@ class Claim:
     code: str
     attempt: int
     tries: int
+    hidden_seed: int | None  # the row's own (None: a row from before migration 0011)
 
 
 def run_job(ctx: JobContext, submission_id: int) -> None:
@@ -116,10 +117,14 @@ def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
             return None
         row = db.execute(
             select(
-                Submission.problem_slug, Submission.code, Submission.attempts, Submission.tries
+                Submission.problem_slug,
+                Submission.code,
+                Submission.attempts,
+                Submission.tries,
+                Submission.hidden_seed,
             ).where(Submission.id == submission_id)
         ).one()
-        return Claim(submission_id, row[0], row[1], row[2], row[3])
+        return Claim(submission_id, *row)
 
 
 def _judge(
@@ -127,7 +132,9 @@ def _judge(
 ) -> judging.JudgedRun:
     try:
         problem = ctx.problems.get(claim.slug)
-        seed = judge_seed_for(ctx.judge_seed, problem, claim.submission_id, claim.attempt)
+        seed = judge_seed_for(
+            ctx.judge_seed, problem, claim.submission_id, claim.attempt, stored=claim.hidden_seed
+        )
         return judging.judge(ctx.judge, problem, claim.code, seed=seed, progress=progress)
     except judging.UnknownProblem:
         detail = f"problem {claim.slug!r} is no longer on the server"
@@ -137,14 +144,23 @@ def _judge(
     return judging.judged_run(0, internal_error(claim.slug, ctx.judge_seed, detail))
 
 
-def judge_seed_for(secret: int, problem: ProblemSpec, submission_id: int, attempt: int) -> int:
-    """The server's secret seed, and for a speed problem a fresh one per judged attempt.
+def judge_seed_for(
+    secret: int, problem: ProblemSpec, submission_id: int, attempt: int, *, stored: int | None
+) -> int:
+    """The seed of a submission's generated hidden cases: the one stored with its row.
 
-    A hidden case's verdict and time are shown, so over many submissions they could spell
-    out fixed hidden inputs; on most problems that only lets someone hard-code answers
-    they could have computed. A speed problem's score would be forged with them (a table of
-    answers is faster than any decoding), so each attempt gets inputs of its own, derived
-    from the secret: what one submission learns never recurs."""
+    A hidden case's verdict and coarse time are shown, and a submission that knows its
+    inputs chooses them, so over many submissions they could spell out inputs that recur:
+    then answers could be hard-coded, or a speed problem's score forged (a table of answers
+    is faster than any decoding). So each submission gets a seed of its own, drawn when the
+    row is created (web.models.draw_hidden_seed): what one learns is of no use to the next,
+    and a rejudge or a retry reproduces its cases exactly.
+
+    A row from before that (`stored` None) keeps the seed it was judged with, so that its
+    rejudge does not change: the server's `secret`, or for a speed problem one derived from
+    it per judged attempt."""
+    if stored is not None:
+        return stored
     if problem.speed is None:
         return secret
     digest = hashlib.blake2b(f"{secret}/{submission_id}/{attempt}".encode(), digest_size=8)

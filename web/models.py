@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -17,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from judge.cases import PUBLIC_SEED
 from judge.verdict import Verdict
 from web.db import EnumText, utcnow
 from web.status import RunStatus, SubmissionStatus
@@ -73,6 +76,15 @@ class ApiToken(Base):
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
+def draw_hidden_seed() -> int:
+    """A fresh secret seed for one submission's generated hidden cases: 63 random bits (a
+    signed BIGINT holds them), never the public seed (its cases would be public)."""
+    while True:
+        seed = secrets.randbits(63)
+        if seed != PUBLIC_SEED:
+            return seed
+
+
 class Submission(Base):
     __tablename__ = "submissions"
 
@@ -83,6 +95,11 @@ class Submission(Base):
     status: Mapped[SubmissionStatus] = mapped_column(
         EnumText(SubmissionStatus, 16), default=SubmissionStatus.QUEUED
     )
+    # The seed of this submission's generated hidden cases, drawn when the row is created
+    # and kept: a rejudge or a retry judges the same inputs, and what one submission learns
+    # of its hidden inputs is of no use to the next. Never shown to anyone (reports say
+    # "secret"). NULL on rows from before migration 0011: judged as they were (web.jobs).
+    hidden_seed: Mapped[int | None] = mapped_column(BigInteger, default=draw_hidden_seed)
     # Filled when judged: the problem version the verdict is for, and the verdict.
     problem_version: Mapped[str | None] = mapped_column(String(64))
     verdict: Mapped[Verdict | None] = mapped_column(EnumText(Verdict, 8))

@@ -24,12 +24,15 @@ from web.state import PlatformState
 # `explanation`: a quiz question answered correctly, why it is right ({"zh", "en"}).
 # `message_key`/`message_args`: the message as data (judge/messages.py), so the page can
 # say it again in its reader's language; `message` itself is rendered in the viewer's.
+# A hidden case's `time_ms` is its time rounded up to a tenth of the limit and its message
+# the judge's one sentence for its verdict (judge/grading.py, conceal).
 CASE_FIELDS = (
-    "name", "public", "verdict", "time_ms", "message", "message_key", "message_args", "line",
-    "traceback", "explanation",
+    "name", "public", "verdict", "time_ms", "message", "message_key", "message_args",
+    "explanation",
 )  # fmt: skip
-# Public cases only: the values, the input and its test, what the case printed.
-VALUE_FIELDS = ("got", "expected", "input", "test", "stdout", "stderr")
+# Public cases only: the values, the input and its test, what the case printed, and where
+# it raised (a hidden case's line would be the submission's choice: it knows the inputs).
+VALUE_FIELDS = ("got", "expected", "input", "test", "stdout", "stderr", "line", "traceback")
 # `speed`: a speed problem's accepted run, as the core wrote it (judge/speed.py).
 REPORT_FIELDS = (
     "compile_error", "stdout", "stderr", "output_withheld", "seed", "environment", "speed",
@@ -141,7 +144,7 @@ def search_query(query: SubmissionQuery) -> Select[*tuple[Any, ...]]:
         stmt = stmt.where(User.username_key == username_key(query.username))
     if query.user_id is not None:
         stmt = stmt.where(Submission.user_id == query.user_id)
-    if query.before is not None:
+    if query.before is not None and query.before <= MAX_ID:  # every id is below a larger one
         stmt = stmt.where(Submission.id < query.before)
     if query.exclude:
         stmt = stmt.where(Submission.problem_slug.not_in(query.exclude))
@@ -179,8 +182,8 @@ def can_see_details(viewer: Viewer | None, sub: Submission) -> bool:
 
 
 def _case(case: dict[str, Any]) -> dict[str, Any]:
-    # The core never puts values on hidden cases; dropping them here keeps that true
-    # even if a report from an older or buggy judge did.
+    # The core never puts values, lines or tracebacks on hidden cases; dropping them here
+    # keeps that true even if a report from an older or buggy judge did.
     fields = CASE_FIELDS + VALUE_FIELDS if case.get("public") is True else CASE_FIELDS
     out = {k: case[k] for k in fields if k in case}
     out["message"] = case_message(case, current_language())

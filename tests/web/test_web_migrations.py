@@ -7,12 +7,13 @@ from pathlib import Path
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
+from sqlalchemy.orm import Session
 
 from web import migrate
 from web.config import sqlite_url
 from web.db import make_engine
-from web.models import Base
+from web.models import Base, Submission
 
 
 def test_migrated_schema_matches_the_models(tmp_path: Path) -> None:
@@ -159,6 +160,44 @@ def test_upgrade_to_0007_dates_every_queued_row_and_records_each_verdict(tmp_pat
     ]
     assert [tuple(r) for r in judged] == [(1, 1, "AC")]
     assert kept == 2
+
+
+def test_upgrade_to_0011_leaves_old_rows_without_a_seed_and_keeps_their_judgings(
+    tmp_path: Path,
+) -> None:
+    """Old rows keep NULL (judged as they were, web.jobs.judge_seed_for); new rows draw a
+    63-bit seed; going back down drops the column in place, so no judging cascades away."""
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0010")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        run(
+            "INSERT INTO users (id, username, username_key, password_hash, is_admin, created_at,"
+            " session_generation) VALUES (1, 'ada', 'ada', 'x', 0, '2026-11-01 00:00:00', 0)"
+        )
+        run(
+            "INSERT INTO submissions (id, user_id, problem_slug, code, status, verdict, points,"
+            " passed, total, attempts, tries, created_at) VALUES (1, 1, 'p', 'x', 'done', 'AC',"
+            " 100, 1, 1, 1, 1, '2026-11-01 00:00:00')"
+        )
+        run(
+            "INSERT INTO judgings (submission_id, attempt, verdict, points, judged_at)"
+            " VALUES (1, 1, 'AC', 100, '2026-11-01 00:00:00')"
+        )
+    migrate.upgrade(url)
+    with Session(engine) as db:
+        assert db.get(Submission, 1).hidden_seed is None
+        db.add(Submission(user_id=1, problem_slug="p", code="y"))
+        db.commit()
+        seeds = db.scalars(select(Submission.hidden_seed).order_by(Submission.id)).all()
+    assert seeds[0] is None and 0 <= seeds[1] < 2**63  # type: ignore[operator]
+    command.downgrade(migrate.alembic_config(url), "0010")
+    with engine.connect() as connection:
+        kept = connection.exec_driver_sql("SELECT count(*) FROM submissions").scalar()
+        judged = connection.exec_driver_sql("SELECT count(*) FROM judgings").scalar()
+    engine.dispose()
+    assert (kept, judged) == (2, 1)
 
 
 def test_processes_migrating_one_new_sqlite_file_at_once_all_succeed(tmp_path: Path) -> None:

@@ -1,7 +1,15 @@
-"""A speed problem's hidden timed inputs, read back from one submission's reported times
-(a hidden case's verdict and time are shown), never recur: every judged attempt of a
-speed problem gets a seed of its own (web.jobs.judge_seed_for); other problems keep the
-server's one secret seed, so their expected answers stay cached."""
+"""A speed problem's hidden timed inputs, read back from one submission's reported times,
+never recur in the next (web.jobs.judge_seed_for).
+
+The rule was once a seed per judged attempt for speed problems only, and the server's one
+secret seed for every other problem; issue 20 showed that the shared seed let hidden inputs
+be read out over many submissions on any problem, and a seed per attempt made a rejudge
+meet new inputs. Now every submission carries a seed drawn when its row is created
+(web.models.draw_hidden_seed), which its rejudges reuse; only rows from before that (a NULL
+seed) keep the old derivation, so their rejudges do not change. The times a report shows
+of a hidden case are now rounded up to a tenth of the limit (200 ms steps here), so the
+speller below sleeps 200 ms per unit to be read back.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,7 @@ from judge.judging import judge_source
 from judge.spec import load_problem
 from judge.verdict import Verdict
 from web.jobs import judge_seed_for
+from web.models import draw_hidden_seed
 
 SECRET = 0x5EC2E7
 
@@ -28,7 +37,7 @@ zh = "速度"
 en = "Speed"
 
 [limits]
-time_per_case_s = 10.0
+time_per_case_s = 2.0
 total_time_s = 60.0
 memory_mb = 128
 
@@ -64,24 +73,24 @@ SPEED_REFERENCE = """\
 def total(a, n):
     return a * n
 """
-# Answers every case right, after sleeping 100 ms per unit of a hidden input: the time the
-# report shows for each hidden case spells out that input. A sleep is never shorter than
-# asked, so reading the time back rounding down tolerates up to 100 ms of delay per case
-# (a loaded machine's), where rounding 40 ms units to the nearest allowed only 20.
+# Answers every case right, after sleeping 200 ms per unit of a hidden input, less 190 ms:
+# the time the report shows of each hidden case (200 ms steps, rounded up) spells out that
+# input. A sleep is never shorter than asked, so the read-back tolerates 190 ms of delay per
+# case (a loaded machine's).
 TIME_SPELLER = """\
 import time
 
 
 def total(a, n):
     if n > 1000:
-        time.sleep(0.1 * a)
+        time.sleep(0.2 * a - 0.19)
     return a * n
 """
 
 
 def _read_back(report, problem, seed):  # type: ignore[no-untyped-def]
     secret = {c.name: c.args[0] for c in build_cases(problem, seed) if c.timed is not None}
-    got = {c.name: int(c.time_ms // 100.0) for c in report.cases if c.name in secret}
+    got = {c.name: int(c.time_ms // 200.0) for c in report.cases if c.name in secret}
     return secret, got
 
 
@@ -94,17 +103,50 @@ def test_inputs_spelled_out_by_one_submissions_times_do_not_recur_in_the_next(
         toml=SPEED_TOML,
     )
     problem = load_problem(folder)
-    first = judge_seed_for(SECRET, problem, submission_id=1, attempt=1)
-    second = judge_seed_for(SECRET, problem, submission_id=2, attempt=1)
-    assert len({first, second, judge_seed_for(SECRET, problem, 1, 2), SECRET}) == 4
+    first, second = draw_hidden_seed(), draw_hidden_seed()  # two submissions' rows
+    assert first != second
     report = judge_source(problem, TIME_SPELLER, seed=first)
     assert report.verdict is Verdict.AC
     secret_first, learned = _read_back(report, problem, first)
-    assert learned == secret_first  # the channel is real: the times spell the inputs out
+    assert learned == secret_first  # the channel is real, if slow: the times spell the inputs
     secret_second, _ = _read_back(report, problem, second)
     assert learned != secret_second  # ... and what they spell is of no use next time
 
 
-def test_a_problem_without_speed_keeps_the_servers_secret_seed(make_problem: MakeProblem) -> None:
-    problem = load_problem(make_problem())
-    assert judge_seed_for(SECRET, problem, 1, 1) == judge_seed_for(SECRET, problem, 9, 3) == SECRET
+def test_every_problem_judges_a_row_on_its_stored_seed_whatever_the_attempt(
+    make_problem: MakeProblem,
+) -> None:
+    """A rejudge (a later attempt) of a row meets its cases again, on a speed problem too."""
+    speedy = load_problem(
+        make_problem(
+            files={"cases.py": SPEED_CASES, "reference.py": SPEED_REFERENCE},
+            slug="speedy",
+            toml=SPEED_TOML,
+        )
+    )
+    plain = load_problem(make_problem())
+    for problem in (speedy, plain):
+        seeds = {judge_seed_for(SECRET, problem, 1, n, stored=77) for n in (1, 2, 3)}
+        assert seeds == {77}
+
+
+def test_a_row_from_before_the_stored_seed_keeps_the_seed_it_had(
+    make_problem: MakeProblem,
+) -> None:
+    """NULL seeds: the server's secret for most problems, a seed per attempt for a speed
+    problem, exactly as before, so a rejudge of an old row does not change what it meets."""
+    plain = load_problem(make_problem())
+    assert judge_seed_for(SECRET, plain, 1, 1, stored=None) == SECRET
+    assert judge_seed_for(SECRET, plain, 9, 3, stored=None) == SECRET
+    speedy = load_problem(
+        make_problem(
+            files={"cases.py": SPEED_CASES, "reference.py": SPEED_REFERENCE},
+            slug="speedy",
+            toml=SPEED_TOML,
+        )
+    )
+    old = [judge_seed_for(SECRET, speedy, 1, 1, stored=None)]
+    old += [judge_seed_for(SECRET, speedy, 2, 1, stored=None)]
+    old += [judge_seed_for(SECRET, speedy, 1, 2, stored=None)]
+    assert len({*old, SECRET}) == 4
+    assert old[0] == 0x5CF4631337429433  # the derivation of before, pinned
