@@ -145,10 +145,16 @@ def _expression_miss(question: Question, key: Key, answer: Expression, seed: int
     miss = _first_miss(answer, public, key.tolerance, named=True)
     if miss is not None:
         return miss
+    hidden = hidden_points(question, key, seed)
+    return _first_miss(answer, [(p, _reference_at(key, p)) for p in hidden], key.tolerance, False)
+
+
+def hidden_points(question: Question, key: Key, seed: int) -> list[dict[str, Number]]:
+    """An expression question's hidden points for `seed`: the fixed ones, then those drawn."""
     hidden = list(key.points)
     if key.draw is not None:
         hidden += key.draw.points(random.Random(f"{seed}/{question.id}"))
-    return _first_miss(answer, [(p, _reference_at(key, p)) for p in hidden], key.tolerance, False)
+    return hidden
 
 
 def _reference_at(key: Key, point: dict[str, Number]) -> Number:
