@@ -19,7 +19,16 @@ from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import SECRET_SEED, Account, make_config, make_user, state, submit, wait_judged
+from web_helpers import (
+    SECRET_SEED,
+    Account,
+    make_config,
+    make_user,
+    page_login,
+    state,
+    submit,
+    wait_judged,
+)
 
 from judge.cases import build_cases
 from web import create_app, jobs, judging
@@ -192,3 +201,15 @@ def test_a_stored_hidden_case_with_a_line_is_shown_without_it(
         db.get(Submission, sid).report_json = json.dumps(report)
     (case,) = client.get(f"/api/submissions/{sid}", headers=ada.auth).json["cases"]
     assert "line" not in case and "traceback" not in case
+
+
+def test_the_submission_page_shows_a_hidden_cases_time_as_a_bound(
+    app: Flask, client: FlaskClient
+) -> None:
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, PRINTS_ITS_ARGS)
+    wait_judged(app)
+    page_login(client, "ada")
+    page = client.get(f"/submissions/{sid}").get_data(as_text=True)
+    rows = re.findall(r"<tr><td>(random-\d+)</td>.*?<td>([^<]*ms)</td>", page, re.S)
+    assert len(rows) == 3 and all(time == "≤ 200 ms" for _, time in rows), rows

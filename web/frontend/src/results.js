@@ -153,6 +153,13 @@ function hasDetails(result) {
   return ["got", "expected", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
 }
 
+// A hidden case's time is an upper bound, rounded up to a tenth of its limit by the judge
+// (the exact time could carry what the submission read of its inputs): "≤ 200 ms".
+export function caseTime(result) {
+  if (result.public === false) return `≤ ${t("ms", { ms: Math.round(result.time_ms) })}`;
+  return t("ms", { ms: result.time_ms.toFixed(1) });
+}
+
 // A case's got/expected/traceback are built when it is first opened: a Run shows
 // dozens of cases and most stay closed, so the report renders in a few milliseconds.
 function caseRow(result, onLine, open) {
@@ -167,9 +174,7 @@ function caseRow(result, onLine, open) {
       ? h("span", { class: "case-message" }, caseMessage(result).replace(/[:：]\s*$/, ""))
       : null,
     result.line && onLine ? lineLink(result.line, onLine) : null,
-    typeof result.time_ms === "number"
-      ? h("span", { class: "case-time" }, t("ms", { ms: result.time_ms.toFixed(1) }))
-      : null,
+    typeof result.time_ms === "number" ? h("span", { class: "case-time" }, caseTime(result)) : null,
   );
   const row = h(
     "details",

@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines, compactJSON, renderMessage } from "../src/results.js";
+import { blamedLines, caseTime, compactJSON, renderMessage } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -36,4 +36,9 @@ test("a case message renders from its key and arguments, nested ones too, in the
   assert.equal(renderMessage("check.where_reason", args, "en", catalog), "at [0]: values differ");
   assert.equal(renderMessage("no.such", {}, "zh", catalog), null);
   assert.equal(renderMessage("check.where_reason", { where: "[0]" }, "zh", catalog), null);
+});
+
+test("a hidden case's time reads as the bound the judge rounded it up to; a public one as measured", () => {
+  assert.equal(caseTime({ public: false, time_ms: 200 }), "≤ 200 ms");
+  assert.equal(caseTime({ public: true, time_ms: 12.345 }), "12.3 ms");
 });
