@@ -140,3 +140,38 @@ def test_an_admin_sees_each_worker_with_its_hardware_and_protections(cluster: Cl
     cluster.workers["a"].wait(60)
     (gone,) = client.get("/api/admin/workers", headers=root.auth).json["workers"]
     assert gone["alive"] is False and gone["stopped_at"] is not None
+
+
+def test_a_worker_judges_each_submission_on_its_own_seed_and_a_rejudge_on_the_same(
+    cluster: Cluster,
+) -> None:
+    """Issue 20: the Celery path judges on the seed stored with the row (a 63-bit BIGINT on
+    PostgreSQL): the same code from two learners meets different hidden inputs, and the
+    rejudge of one meets its own again. Read as an admin reads them: what the hidden cases
+    printed is kept for admins."""
+    from sqlalchemy import update
+
+    from web.models import User
+
+    cluster.start_worker("a")
+    client = cluster.app()
+    ada, bob, root = (register(client, name) for name in ("ada", "bob", "root"))
+    with cluster.engine.begin() as db:
+        db.execute(update(User).where(User.username == "root").values(is_admin=True))
+    prints = "def add(a, b):\n    print('ARGS', a, b)\n    return a + b\n"
+    first, second = submit(client, ada, prints), submit(client, bob, prints)
+    rows = cluster.wait_judged([first, second])
+
+    def hidden_output(sid: int) -> str:
+        view = client.get(f"/api/submissions/{sid}", headers=root.auth).json
+        assert view["verdict"] == "AC" and str(rows[sid].hidden_seed) not in json.dumps(view)
+        return str(view["withheld_stdout"])
+
+    assert None not in (rows[first].hidden_seed, rows[second].hidden_seed)
+    before = {sid: hidden_output(sid) for sid in (first, second)}
+    assert before[first].count("ARGS") == 3 and before[first] != before[second]
+    rejudged = client.post("/api/admin/problems/add-two/rejudge", json={}, headers=root.auth)
+    assert rejudged.json["requeued"] == 2
+    again = cluster.wait_judged([first, second])
+    assert {sid: row.attempts for sid, row in again.items()} == {first: 2, second: 2}
+    assert {sid: hidden_output(sid) for sid in (first, second)} == before
