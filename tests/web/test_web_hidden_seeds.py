@@ -19,6 +19,7 @@ from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
+from quiz_factory import RIGHT, write_quiz
 from web_helpers import (
     SECRET_SEED,
     Account,
@@ -81,15 +82,16 @@ def test_a_rejudge_meets_the_same_hidden_cases_again(app: Flask, client: FlaskCl
     assert _seed_of(app, sid) == seed
 
 
-class _FailsOnce:
-    """A judge that fails its first run (as a crashed worker would), then judges."""
+class _Recording:
+    """The app's judge, recording each seed it is given; with `fail_first`, its first run
+    fails as a crashed judging process would."""
 
-    def __init__(self, inner: judging.Judge) -> None:
-        self.inner, self.seeds = inner, []  # type: list[int]
+    def __init__(self, inner: judging.Judge, fail_first: bool = False) -> None:
+        self.inner, self.fail_first, self.seeds = inner, fail_first, []  # type: list[int]
 
     def run(self, problem, code, seed, progress=None):  # type: ignore[no-untyped-def]
         self.seeds.append(seed)
-        if len(self.seeds) == 1:
+        if self.fail_first and len(self.seeds) == 1:
             raise RuntimeError("the judging process died")
         return self.inner.run(problem, code, seed, progress)
 
@@ -106,7 +108,7 @@ def test_a_retry_after_the_judge_failed_meets_the_same_hidden_cases(
         ada, root = make_user(client, "ada"), make_user(client, "root", admin=True)
         sid = submit(client, ada, PRINTS_ITS_ARGS)
         st = state(app)
-        flaky = _FailsOnce(st.judge)
+        flaky = _Recording(st.judge, fail_first=True)
         queued: list[int] = []
         ctx = jobs.JobContext(
             st.sessions, st.catalog, SECRET_SEED, flaky, 3, lambda i, _delay: queued.append(i)
@@ -118,6 +120,31 @@ def test_a_retry_after_the_judge_failed_meets_the_same_hidden_cases(
         problem = st.catalog.get("add-two")
         expected = [c.args for c in build_cases(problem, flaky.seeds[0]) if not c.public]
         assert _hidden_args(client, root, sid) == [(a["a"], a["b"]) for a in expected]  # type: ignore[index]
+    finally:
+        state(app).close()
+
+
+def test_a_quiz_sheet_is_judged_on_its_rows_seed_as_code_is(
+    tmp_path: Path, db_template: Path
+) -> None:
+    """A quiz draws its hidden expression points from the seed: each sheet its own."""
+    root = tmp_path / "problems"
+    write_quiz(root, slug="quiz")
+    app = create_app(make_config(tmp_path, db_template, root, start_workers=False))
+    try:
+        client = app.test_client()
+        ada, bob = make_user(client, "ada"), make_user(client, "bob")
+        sheet = json.dumps(RIGHT)
+        ids = [submit(client, who, sheet, problem="quiz") for who in (ada, bob)]
+        st = state(app)
+        recording = _Recording(st.judge)
+        ctx = jobs.JobContext(st.sessions, st.catalog, SECRET_SEED, recording, 3, lambda *_: None)
+        for sid in ids:
+            jobs.run_job(ctx, sid)
+        seeds = [_seed_of(app, sid) for sid in ids]
+        assert recording.seeds == seeds and len(set(seeds)) == 2 and SECRET_SEED not in seeds
+        views = [client.get(f"/api/submissions/{sid}", headers=ada.auth).json for sid in ids]
+        assert [v["verdict"] for v in views] == ["AC", "AC"]
     finally:
         state(app).close()
 
