@@ -24,11 +24,27 @@ EXIT_AC, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 
 
 def serve(argv: list[str] | None = None) -> int:
-    """Run migrations, start the worker pool and serve with waitress (not the dev server)."""
+    """Run migrations, start the worker pool and serve with waitress (not the dev server),
+    connections shared fairly between client addresses (web.server)."""
+    # Imported here: waitress and Flask are for serving, and `submit` uses only the stdlib.
+    from web.server import DEFAULT_CONNECTIONS, DEFAULT_PER_ADDRESS, ServerLimits, make_server
+
     parser = argparse.ArgumentParser(prog="judge serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("JUDGE_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("JUDGE_PORT", "8000")))
     parser.add_argument("--threads", type=int, default=16, help="HTTP threads (default 16)")
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_CONNECTIONS,
+        help=f"open connections in all (default {DEFAULT_CONNECTIONS})",
+    )
+    parser.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=DEFAULT_PER_ADDRESS,
+        help=f"open connections per client address (default {DEFAULT_PER_ADDRESS})",
+    )
     parser.add_argument("--workers", type=int, help="judging threads (default $JUDGE_WORKERS or 2)")
     parser.add_argument("--database-url", help="default: sqlite in the instance folder")
     parser.add_argument("--problems", type=Path, help="problems folder (default: ./problems)")
@@ -40,8 +56,6 @@ def serve(argv: list[str] | None = None) -> int:
         help="judge without the sandbox (JUDGE_BACKEND=unsafe-local); loopback addresses only",
     )
     args = parser.parse_args(argv)
-
-    import waitress  # type: ignore[import-untyped]
 
     from web import create_app
     from web.config import load_config
@@ -58,6 +72,9 @@ def serve(argv: list[str] | None = None) -> int:
         overrides["judge_backend"] = UNSAFE_LOCAL
     try:
         config = load_config(args.instance, **overrides)
+        limits = ServerLimits(
+            args.max_connections, args.connections_per_address, config.max_request_bytes
+        )
     except ValueError as exc:  # a setting that cannot work (JUDGE_QUEUE, JUDGE_LEASE_S...)
         print(f"judge serve: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -76,9 +93,7 @@ def serve(argv: list[str] | None = None) -> int:
         app.extensions["judge_platform"].close()
         print(f"judge serve: no user {args.make_admin!r} to make admin", file=sys.stderr)
         return EXIT_ERROR
-    server = waitress.create_server(
-        app, host=args.host, port=args.port, threads=args.threads, ident="judge"
-    )
+    server = make_server(app, args.host, args.port, args.threads, limits)
     print(f"serving on http://{args.host}:{server.effective_port}/", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: drain as Ctrl-C does
     # Ctrl-C too, set here: a process started in the background of a non-interactive shell
