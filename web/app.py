@@ -10,7 +10,7 @@ from flask import Flask, current_app, g, redirect, request, url_for
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from web import access_log, csp, filemodes, migrate
+from web import access_log, csp, filemodes, inputs, migrate
 from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
 from web.catalog import ProblemCatalog
 from web.config import QueueKind, WebConfig, load_config
@@ -49,6 +49,7 @@ def build_app(config: WebConfig | None = None) -> Flask:
     app.extensions[EXTENSION] = _make_state(config)
     register_error_handlers(app)
     _register_hooks(app)
+    inputs.register(app)  # its hook runs after open_request's: g.lang is set
     _register_blueprints(app)
     return app
 

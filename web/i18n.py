@@ -128,6 +128,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{field} must not contain NUL characters",
         "zh": "{field} 不能包含 NUL 字符",
     },
+    "err_nul_path": {
+        "en": "no such page or resource: {field} in the address holds a NUL character (%00), "
+        "which no name contains",
+        "zh": "没有这个页面或资源：地址中的 {field} 含有 NUL 字符（%00），任何名字都不含这个字符",
+    },
+    "err_bad_host": {
+        "en": "the Host header is not a host name (a label is empty or longer than 63 characters)",
+        "zh": "Host 请求头不是合法的主机名（其中某一段为空或超过 63 个字符）",
+    },
     "err_missing": {"en": "{field} is required", "zh": "缺少 {field}"},
     "err_not_string": {"en": "{field} must be a string", "zh": "{field} 必须是字符串"},
     "err_query_int": {"en": "{field} must be an integer", "zh": "{field} 必须是整数"},

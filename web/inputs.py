@@ -5,19 +5,27 @@ sees text it cannot store or a number the database cannot hold."""
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
-from flask import request
+from flask import Flask, request
 from werkzeug.urls import iri_to_uri
 
 from web.errors import ApiError
 from web.i18n import say
 
-# The largest id a SQLite or PostgreSQL BIGINT holds; a larger one names nothing.
-MAX_ID = 2**63 - 1
+# The largest id a row can have: the id columns are INTEGER, 4 bytes on PostgreSQL (SQLite
+# would hold 2**63 - 1, but the answer must not depend on the database). A larger id names
+# nothing: it is a 404 where it enters, never a query PostgreSQL refuses with an error.
+MAX_ID = 2**31 - 1
 # A JSON body nested deeper than this is refused before anything walks it.
 MAX_JSON_DEPTH = 32
+
+
+def is_row_id(value: object) -> TypeGuard[int]:
+    """True for an int some row could have as its id (a bool is not one)."""
+    return type(value) is int and 0 < value <= MAX_ID
 
 
 def json_body(*, own_check: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -140,3 +148,61 @@ def _is_site_path(path: str) -> bool:
 def client_ip() -> str:
     # Behind a reverse proxy, deploy with werkzeug's ProxyFix so remote_addr is the client.
     return request.remote_addr or "unknown"
+
+
+# The environ key under which the Host header the client sent is kept once refused.
+REFUSED_HOST = "judge.refused_host"
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def register(app: Flask) -> None:
+    """Refuse, before any view runs, what no route could store or route: a Host header
+    that is no host name, and NUL in a path parameter, a query or a form."""
+    app.wsgi_app = _refuse_bad_host(app.wsgi_app)  # type: ignore[method-assign]
+    app.before_request(_refuse_unstorable_input)
+
+
+def _refuse_bad_host(wsgi_app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
+    """werkzeug cannot bind the URL map to a host with a label of 64+ characters (or an
+    empty one: "a..b"), so the request would have no URL adapter and every page, the error
+    page included, would fail building its links. The header is taken away (the URLs are
+    then built on the server's own name) and kept for the hook below, which answers 400."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        host = environ.get("HTTP_HOST")
+        if host is not None and not _is_host_name(host):
+            environ[REFUSED_HOST] = environ.pop("HTTP_HOST")
+        return wsgi_app(environ, start_response)
+
+    return app
+
+
+def _is_host_name(host: str) -> bool:
+    name = host.partition(":")[0]  # what werkzeug encodes: the port is not IDNA
+    if name.startswith("["):
+        return True  # an IPv6 literal; werkzeug does not encode it either
+    try:
+        name.encode("idna")
+    except UnicodeError:
+        return False
+    return True
+
+
+def _refuse_unstorable_input() -> None:
+    if REFUSED_HOST in request.environ:
+        raise ApiError(400, "bad_host", say("err_bad_host"))
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and "\x00" in value:
+            # A path names something, and no name holds a NUL (PostgreSQL refuses it).
+            raise ApiError(404, "not_found", say("err_nul_path", field=name))
+    _refuse_nul(request.args.items(multi=True), "invalid_query", "query")
+    if request.mimetype in FORM_TYPES:
+        _refuse_nul(request.form.items(multi=True), "invalid_field", "form")
+
+
+def _refuse_nul(pairs: Iterable[tuple[str, str]], code: str, where: str) -> None:
+    for key, value in pairs:
+        if "\x00" in key or "\x00" in value:
+            named = key.isprintable() and len(key) <= 64  # "\x00" is not printable
+            field = key if named else where
+            raise ApiError(400, code, say("err_nul", field=field), field=field)

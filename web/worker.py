@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import logging
 import os
+import re
 import socket
 import warnings
 from typing import Any
@@ -34,10 +35,12 @@ from web.celery_queue import (
 from web.config import WebConfig
 from web.db import make_engine, make_sessions
 from web.fleet import WorkerInfo
+from web.inputs import is_row_id
 from web.judging import UNSAFE_LOCAL, make_judge
 from web.sweeper import Sweeper
 
 GPU_NODES = "/dev/nvidia[0-9]*"
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # web.runs makes them with token_urlsafe
 RETRY_DB_S = 2.0  # pause before a task whose database was unreachable runs again
 
 log = logging.getLogger(__name__)
@@ -135,7 +138,7 @@ def run_worker(
         lease_s=config.lease_s,
         worker=name,
     )
-    _register_task(celery, ctx, queue, capabilities)
+    register_tasks(celery, ctx, queue, capabilities)
     sweeper = Sweeper(
         sessions,
         queue,
@@ -164,13 +167,22 @@ def run_worker(
     return int(worker.exitcode or 0)
 
 
-def _register_task(
+def register_tasks(
     celery: Any, ctx: jobs.JobContext, queue: CeleryQueue, capabilities: tuple[Capability, ...]
 ) -> None:
-    @celery.task(name=TASK_JUDGE, bind=True, acks_late=True, max_retries=None)  # type: ignore[untyped-decorator]
+    """The judge and run tasks this worker serves, on `celery` (a message's argument is
+    checked before it reaches the database)."""
+
+    # shared=False: the tasks close over this worker's context, so they are this app's
+    # alone (a shared task would be offered to every later app of the process too).
+    @celery.task(  # type: ignore[untyped-decorator]
+        name=TASK_JUDGE, bind=True, acks_late=True, max_retries=None, shared=False
+    )
     def judge_submission(task: Any, submission_id: object) -> None:
-        if type(submission_id) is not int:  # not a message of ours: dropped, never judged
-            log.error("dropping a judge task with argument %r", submission_id)
+        # Not a message of ours (not an int, or an id past the column's range, which
+        # PostgreSQL would refuse with an error): dropped with one line, never judged.
+        if not is_row_id(submission_id):
+            log.error("dropping a judge task with argument %s", _brief(submission_id))
             return
         try:
             needed = route(ctx.sessions, ctx.problems, submission_id)
@@ -182,10 +194,10 @@ def _register_task(
         except OperationalError as exc:  # the database is unreachable: try again shortly
             raise task.retry(exc=exc, countdown=RETRY_DB_S) from exc
 
-    @celery.task(name=TASK_RUN, acks_late=True)  # type: ignore[untyped-decorator]
+    @celery.task(name=TASK_RUN, acks_late=True, shared=False)  # type: ignore[untyped-decorator]
     def judge_public_run(run_id: object) -> None:
-        if type(run_id) is not str or len(run_id) > 32:
-            log.error("dropping a run task with argument %r", run_id)
+        if type(run_id) is not str or not RUN_ID.fullmatch(run_id):  # NUL, or no id of ours
+            log.error("dropping a run task with argument %s", _brief(run_id))
             return
         problem = runs.problem_of(ctx.sessions, ctx.problems.get, run_id)
         if problem is not None and capability_for(problem) not in capabilities:
@@ -193,3 +205,12 @@ def _register_task(
             CeleryRunDispatch(celery).send(run_id, problem)
             return
         runs.judge_run(ctx.sessions, ctx.problems.get, ctx.judge, run_id, worker=ctx.worker)
+
+
+def _brief(value: object) -> str:
+    """A forged argument as one short log line (an int of 5,000 digits has no repr)."""
+    try:
+        shown = repr(value)
+    except ValueError:
+        shown = f"<{type(value).__name__}>"
+    return shown if len(shown) <= 80 else shown[:77] + "..."

@@ -123,6 +123,24 @@ def test_a_wrong_answer_gets_no_explanation(quiz_app: Flask) -> None:
     assert "EXPLAIN_PICK" not in json.dumps(view)
 
 
+def test_a_sheet_nested_30000_deep_is_judged_ce_and_the_quiz_page_still_opens(
+    quiz_app: Flask,
+) -> None:
+    """Regression (issue 22): the page read the learner's last sheet back with json.loads,
+    whose RecursionError on a sheet nested 30,000 deep made the quiz page a 500 for that
+    learner until their next submission."""
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    deep = '{"pick": ' + "[" * 30_000 + "]" * 30_000 + ', "count": 1}'
+    sid = submit(client, ada, deep, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    assert _view(client, sid, ada.auth)["verdict"] == "CE"
+    page_login(client, "ada")
+    page = client.get("/problems/warm-up-quiz")
+    assert page.status_code == 200
+    assert 'name="answer-pick"' in page.get_data(as_text=True)  # an empty form, as with no sheet
+
+
 def test_giving_up_shows_the_explanation_and_ends_the_quizs_scoring(quiz_app: Flask) -> None:
     client = quiz_app.test_client()
     ada = make_user(client, "ada")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -36,6 +40,37 @@ def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: An
         judge_backend="unsafe-local",
     )
     return config.with_(**changes)
+
+
+# The two stores the platform runs on; a test or fixture parametrized over STORES runs on
+# each (PostgreSQL is skipped, saying why, on a machine without its binaries).
+STORES = ("sqlite", "postgresql")
+
+
+@contextmanager
+def store_config(
+    request: pytest.FixtureRequest,
+    store: str,
+    folder: Path,
+    db_template: Path,
+    problems: Path,
+    **changes: Any,
+) -> Iterator[WebConfig]:
+    """make_config on a fresh database of `store`, whichever store the rest of the suite
+    runs on: a copy of the migrated SQLite template, or a new database on the session's
+    PostgreSQL server (tests/services.py), dropped after."""
+    if store == "sqlite":
+        copy = folder / "store.sqlite3"
+        shutil.copyfile(db_template, copy)
+        yield make_config(folder, db_template, problems, database_url=sqlite_url(copy), **changes)
+        return
+    server = request.getfixturevalue("postgres_server")
+    name = f"judge_store_{secrets.token_hex(6)}"
+    url = server.create_database(name)
+    try:
+        yield make_config(folder, db_template, problems, database_url=url, **changes)
+    finally:
+        server.drop_database(name)
 
 
 def state(app: Flask) -> PlatformState:
