@@ -111,7 +111,7 @@ MODELS := models/SmolLM2-135M-Instruct
 models: $(MODELS)/config.json $(STAMPS)/zoo
 $(MODELS)/config.json: $(STAMPS)/venv
 	HF_HUB_OFFLINE=1 $(BIN)/python -m mini_llm.convert_smollm2 $(MODELS)
-$(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py
+$(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py mini_llm/config.py
 	$(BIN)/python -m mini_llm.zoo build models
 	@touch $@
 

@@ -145,3 +145,22 @@ def _as_id_tuple(value: Any) -> tuple[int, ...]:
     if isinstance(value, int):
         return (value,)
     return tuple(int(v) for v in value)
+
+
+@dataclass(frozen=True, slots=True)
+class TinyConfig:
+    """A small generated checkpoint's settings (mini_llm.testing writes one; the zoo names
+    its own): the knobs tests vary, everything else fixed small."""
+
+    model_type: str = "qwen3"
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 2
+    head_dim: int = 32  # != hidden/heads (16) on purpose, as in Qwen3
+    tie_word_embeddings: bool = False
+    vocab_size: int = 384
+    rope_theta: float = 10000.0
+    init_std: float = 0.2
+    seed: int = 0

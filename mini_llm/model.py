@@ -1,4 +1,7 @@
-"""Transformer: the Qwen3 / Llama decoder, one file from token ids to logits.
+"""Transformer: the Qwen3 / Llama decoder's weights and its pass from token ids to logits.
+
+How a layer attends (rotary positions, the mask, attention through the KV cache) is
+mini_llm/attention.py, imported at the first forward pass (see `_attention`).
 
 Shape legend: B batch, T new tokens this call, N = B*T rows, S cached + new tokens,
 D hidden size, nh query heads, nkv key/value heads, hd head dim, V vocabulary.
@@ -15,15 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, cast
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from mini_llm.config import ModelConfig
-from mini_llm.errors import CacheError, PackingError
+from mini_llm.errors import PackingError
 from mini_llm.loading import load_weights, open_checkpoint
+
+if TYPE_CHECKING:
+    from mini_llm.attention import Context
 
 
 class Cache(Protocol):
@@ -102,54 +109,9 @@ class Linear(nn.Module):
         return self
 
 
-class RotaryEmbedding(nn.Module):
-    """cos/sin tables for rotary position embeddings, computed once in fp32 and grown on demand."""
-
-    def __init__(self, head_dim: int, theta: float) -> None:
-        super().__init__()
-        self.head_dim, self.theta = head_dim, theta
-        self._cos = torch.empty(0)
-        self._sin = torch.empty(0)
-
-    def _build(self, length: int, device: torch.device) -> None:
-        exponents = torch.arange(0, self.head_dim, 2, device=device).float() / self.head_dim
-        inv_freq = 1.0 / (self.theta**exponents)  # (hd/2,)
-        freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
-        emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd): halves layout, as in HF
-        sin = emb.sin()
-        # Fold rotate_half's minus sign into the table: rotate_half(x) * sin
-        # == x.roll(hd/2) * [-sin, sin], which saves a negation per call.
-        sin[:, : self.head_dim // 2] *= -1
-        self._cos, self._sin = emb.cos(), sin
-
-    def forward(
-        self, positions: Positions, dtype: torch.dtype, device: torch.device
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """cos and signed sin, shaped (B or 1, T, 1, hd) to broadcast over q/k (B, T, heads, hd)."""
-        if self._cos.shape[0] < positions.end or self._cos.device != device:
-            self._build(max(positions.end, 2 * self._cos.shape[0], 256), device)
-        if positions.table is None:  # every row at the same positions: a slice, no gather
-            start, T = positions.start, positions.end - positions.start
-            cos, sin = self._cos[start : start + T], self._sin[start : start + T]
-            return cos.to(dtype)[None, :, None], sin.to(dtype)[None, :, None]
-        cos, sin = self._cos[positions.table], self._sin[positions.table]  # (B, T, hd)
-        return cos.to(dtype)[:, :, None], sin.to(dtype)[:, :, None]
-
-    if TYPE_CHECKING:
-        __call__ = forward
-
-
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs (i, i + hd/2) of x (B, T, heads, hd) by the angle of each position.
-
-    With x = [x1, x2]: out = [x1 cos - x2 sin, x2 cos + x1 sin] = x * cos + [x2, x1] * [-sin, sin].
-    """
-    swapped = x.roll(x.shape[-1] // 2, dims=-1)  # [x2, x1]
-    # Not torch.addcmul: it rounds once where the reference rounds twice, which shows in bf16.
-    return x * cos + swapped * signed_sin
-
-
 class Attention(nn.Module):
+    """One layer's attention weights. The computation is `mini_llm.attention.attend`."""
+
     def __init__(self, cfg: ModelConfig, layer: int) -> None:
         super().__init__()
         self.layer = layer
@@ -159,40 +121,6 @@ class Attention(nn.Module):
         self.wo = Linear(cfg.q_size, cfg.hidden_size)
         self.q_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
         self.k_norm = RMSNorm(self.hd, cfg.rms_norm_eps) if cfg.qk_norm else None
-
-    def forward(
-        self,
-        x: torch.Tensor,
-        B: int,
-        rope: tuple[torch.Tensor, torch.Tensor],
-        mask: torch.Tensor | None,
-        cache: Cache | None,
-    ) -> torch.Tensor:
-        """x (N, D) -> (N, D)."""
-        N = x.shape[0]
-        T = N // B
-        qkv = self.wqkv(x).view(B, T, self.nh + 2 * self.nkv, self.hd)  # heads side by side
-        if self.q_norm is not None and self.k_norm is not None:
-            # Qwen3 normalises each head before RoPE, with separate weights for q and k.
-            q = apply_rope(self.q_norm(qkv[:, :, : self.nh]), *rope)
-            k = apply_rope(self.k_norm(qkv[:, :, self.nh : self.nh + self.nkv]), *rope)
-        else:
-            # q and k heads are adjacent in qkv: rotate them in one call, then split the views.
-            q, k = apply_rope(qkv[:, :, : self.nh + self.nkv], *rope).split([self.nh, self.nkv], 2)
-        q, k = q.transpose(1, 2), k.transpose(1, 2)  # (B, nh, T, hd), (B, nkv, T, hd)
-        v = qkv[:, :, self.nh + self.nkv :].transpose(1, 2)  # (B, nkv, T, hd)
-        if cache is not None:
-            k, v = cache.update(self.layer, k, v)  # (B, nkv, S, hd)
-        # A fresh sequence without padding needs only the causal rule; one decode token with
-        # equal histories may see every key (mask None); anything else gets the explicit mask.
-        causal = mask is None and T > 1
-        y = F.scaled_dot_product_attention(
-            q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=self.nh != self.nkv
-        )  # (B, nh, T, hd)
-        return self.wo(y.transpose(1, 2).reshape(N, self.nh * self.hd))
-
-    if TYPE_CHECKING:
-        __call__ = forward
 
 
 class MLP(nn.Module):
@@ -220,14 +148,10 @@ class Block(nn.Module):
         self.mlp = MLP(cfg)
 
     def forward(
-        self,
-        x: torch.Tensor,
-        B: int,
-        rope: tuple[torch.Tensor, torch.Tensor],
-        mask: torch.Tensor | None,
-        cache: Cache | None,
+        self, x: torch.Tensor, B: int, kernel: ModuleType, ctx: Context, cache: Cache | None
     ) -> torch.Tensor:
-        x = x + self.attn(self.attn_norm(x), B, rope, mask, cache)
+        """x (N, D) -> (N, D); `kernel` is mini_llm.attention, `ctx` its per-pass context."""
+        x = x + kernel.attend(self.attn, self.attn_norm(x), B, ctx, cache)
         return x + self.mlp(self.mlp_norm(x))
 
     if TYPE_CHECKING:
@@ -250,7 +174,6 @@ class Transformer(nn.Module):
         # With tied embeddings the loader fills lm_head with the embedding matrix, transposed:
         # a second copy (vocab x D) in the layout the output matmul reads fastest.
         self.lm_head = Linear(cfg.hidden_size, cfg.vocab_size)
-        self.rope = RotaryEmbedding(cfg.head_dim, cfg.rope_theta)
 
     @classmethod
     def from_pretrained(
@@ -309,53 +232,39 @@ class Transformer(nn.Module):
         """
         B, T = ids.shape
         past = cache.past_lengths(B) if cache is not None else [0] * B
-        positions, mask = _positions_and_mask(past, T, attention_mask, ids.device)
-        rope = self.rope(positions, self.embed.weight.dtype, ids.device)
+        kernel = _attention()
+        ctx = kernel.prepare(self.cfg, past, T, attention_mask, self.embed.weight.dtype, ids.device)
         x = self.embed(ids.reshape(B * T))  # (N, D)
         for block in self.layers:
-            x = block(x, B, rope, mask, cache)
+            x = block(x, B, kernel, ctx, cache)
         if last_only:
             x, T = x.view(B, T, -1)[:, -1], 1  # (B, D)
         return self.lm_head(self.norm(x)).view(B, T, -1)  # (B, T, V)
+
+    def layer_input(self, ids: torch.Tensor, layer: int) -> torch.Tensor:
+        """What layer `layer`'s attention receives for a fresh prompt ids (B, P): (B, P, D),
+        the hidden states after the layers before it and the layer's input RMSNorm."""
+        if not 0 <= layer < len(self.layers):
+            raise IndexError(f"layer {layer} of a {len(self.layers)}-layer model")
+        B, P = ids.shape
+        kernel = _attention()
+        ctx = kernel.prepare(self.cfg, [0] * B, P, None, self.embed.weight.dtype, ids.device)
+        x = self.embed(ids.reshape(B * P))  # (N, D)
+        for block in self.layers[:layer]:
+            x = block(x, B, kernel, ctx, None)  # no cache: a fresh causal sequence
+        target = cast(Block, self.layers[layer])
+        return target.attn_norm(x).view(B, P, -1)
 
     if TYPE_CHECKING:
         __call__ = forward
 
 
-class Positions:
-    """Where the T new tokens of each row sit: `start..end` for every row, or a (B, T) table."""
+def _attention() -> ModuleType:
+    """mini_llm.attention, imported at the first forward pass rather than with this module.
 
-    __slots__ = ("end", "start", "table")
-
-    def __init__(self, start: int, end: int, table: torch.Tensor | None) -> None:
-        self.start, self.end, self.table = start, end, table
-
-
-def _positions_and_mask(
-    past: list[int], T: int, attention_mask: torch.Tensor | None, device: torch.device
-) -> tuple[Positions, torch.Tensor | None]:
-    """Positions of the new tokens and the boolean attention mask (B, 1, T, S) or None.
-
-    None means "no mask needed": either a fresh causal sequence (SDPA's is_causal) or one new
-    token per sequence that may see every cached key.
+    A problem that asks the learner to write the attention layer runs its jobs without that
+    module; the model's weights must still load there, so only running the model needs it.
     """
-    S = max(past) + T
-    if attention_mask is None and min(past) == max(past) and (T == 1 or past[0] == 0):
-        return Positions(past[0], S, None), None
-    # Index of each new token on the key axis (B, T); without padding it is also its position.
-    slots = torch.tensor(past, device=device)[:, None] + torch.arange(T, device=device)
-    keys = torch.arange(S, device=device)
-    mask = keys <= slots[..., None]  # (B, T, S) causal: a token sees itself and what precedes it
-    positions = slots
-    if attention_mask is not None:
-        if attention_mask.shape != (len(past), S):
-            raise CacheError(
-                f"attention_mask must have shape {(len(past), S)} (batch, cached + new tokens), "
-                f"got {tuple(attention_mask.shape)}"
-            )
-        real = attention_mask.to(device=device, dtype=torch.bool)
-        # A padding query still sees itself, so its softmax row is never empty (no NaN).
-        mask &= real[:, None, :] | (keys == slots[..., None])
-        # Padding does not advance the position: count the real tokens before each slot.
-        positions = (real.long().cumsum(-1) - 1).clamp(min=0).gather(1, slots)
-    return Positions(0, S, positions), mask[:, None]
+    import mini_llm.attention  # noqa: PLC0415  (see the docstring)
+
+    return mini_llm.attention

@@ -9,12 +9,13 @@ from the same folder as the model and every byte string round-trips.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from safetensors.torch import save_file
+
+from mini_llm.config import TinyConfig
 
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 
@@ -30,24 +31,6 @@ One, two, three, four, five, six, seven, eight, nine, ten.
 The quick brown fox jumps over the lazy dog. 0123456789 +-*/=()[]{}<>,.;:!?'"
 KV Cache 是大模型推理中最重要的概念之一，因为它把生成的计算量从平方级降到线性级。
 """
-
-
-@dataclass(frozen=True, slots=True)
-class TinyConfig:
-    """The knobs tests vary; everything else is fixed small."""
-
-    model_type: str = "qwen3"
-    hidden_size: int = 64
-    intermediate_size: int = 128
-    num_hidden_layers: int = 2
-    num_attention_heads: int = 4
-    num_key_value_heads: int = 2
-    head_dim: int = 32  # != hidden/heads (16) on purpose, as in Qwen3
-    tie_word_embeddings: bool = False
-    vocab_size: int = 384
-    rope_theta: float = 10000.0
-    init_std: float = 0.2
-    seed: int = 0
 
 
 def write_tokenizer(folder: Path, vocab_size: int) -> int:

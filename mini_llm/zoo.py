@@ -22,9 +22,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from mini_llm.config import TinyConfig
 from mini_llm.errors import CheckpointNotFoundError
 from mini_llm.model import Transformer
-from mini_llm.testing import TinyConfig, write_tiny_checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,27 @@ CHECKPOINTS: dict[str, Checkpoint] = {
                 rope_theta=1_000_000.0,
                 init_std=0.1,
                 seed=2027,
+            ),
+        ),
+        Checkpoint(
+            "qwen3-deep-narrow",
+            "qwen3-deep-narrow",
+            "Qwen3's architecture, deep and narrow: 48 layers of width 64, 4 query heads "
+            "sharing 2 KV heads, head_dim 32; seeded random weights (std 0.2). So little "
+            "arithmetic per layer that a forward pass costs about the same for one row as for "
+            "eight: decoding rows one at a time shows in CPU time",
+            TinyConfig(
+                model_type="qwen3",
+                hidden_size=64,
+                intermediate_size=128,
+                num_hidden_layers=48,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                head_dim=32,
+                vocab_size=512,
+                rope_theta=1_000_000.0,
+                init_std=0.2,
+                seed=2028,
             ),
         ),
     )
@@ -147,6 +168,10 @@ def warm(names: tuple[str, ...] | None = None) -> list[str]:
 
 def build(root: Path) -> list[Path]:
     """Write every generated checkpoint that is missing under `root`; return those written."""
+    # Imported here, not with the zoo: jobs load the zoo, and the test helpers (transformers'
+    # oracle and its generate among them) are no part of what a job may call.
+    from mini_llm.testing import write_tiny_checkpoint  # noqa: PLC0415
+
     written = []
     for ckpt in CHECKPOINTS.values():
         if ckpt.generated is None:
