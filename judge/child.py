@@ -69,9 +69,18 @@ def _serve(request_fd: int, result_fd: int) -> None:
 def _load(
     header: dict[str, object], result_fd: int
 ) -> tuple[types.ModuleType, types.ModuleType | None]:
+    withheld = header.get("withheld") or []
+    if withheld:  # only torch problems withhold anything: the others never import the finder
+        from judge.withheld import install
+
+        install([str(m) for m in withheld])  # type: ignore[attr-defined]
     driver = types.ModuleType("cases")
     exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
     sys.modules["cases"] = driver
+    if header.get("threads_only"):  # a CPU rule: no helper process may escape its count
+        from judge.threads_only import refuse_processes
+
+        refuse_processes()
     sub, error = load_submission(str(header["source"]), [str(n) for n in header["names"]])  # type: ignore[attr-defined]
     _restore_builtins()
     _flush_output()  # what loading printed is no case's: out before the first case starts
@@ -103,7 +112,8 @@ def load_submission(
     try:
         exec(code, module.__dict__)
     except ImportError as exc:
-        return None, _load_error("import", _submission_line(exc), f"{type(exc).__name__}: {exc}")
+        kind = "withheld" if type(exc).__name__ == "WithheldModule" else "import"
+        return None, _load_error(kind, _submission_line(exc), f"{type(exc).__name__}: {exc}")
     except BaseException as exc:
         tb = _submission_traceback(exc)
         return None, _load_error(

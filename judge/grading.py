@@ -13,6 +13,7 @@ from judge.messages import Message, raw, recognise, say
 from judge.outcome import ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
+from judge.withheld import message_for, withheld_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -159,6 +160,11 @@ def describe_failure(outcome: Outcome) -> tuple[Verdict, Message]:
         case OutcomeKind.ERROR:
             if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch GPU
                 return Verdict.MLE, say("case.out_of_memory")
+            module = (
+                withheld_name(outcome.message) if outcome.exception == "WithheldModule" else None
+            )
+            if module:  # imported inside a function: what the problem asks the learner to write
+                return Verdict.RE, message_for(module)
             return Verdict.RE, raw(outcome.message or outcome.exception)
         case OutcomeKind.BAD_OBSERVATION:
             return Verdict.WA, say("case.bad_value", detail=outcome.message)

@@ -41,4 +41,9 @@ class ChildHandle(Protocol):
 class Launcher(Protocol):
     name: str  # shown in reports: "local" or "sandbox"
 
+    @property
+    def cpu_accounting(self) -> str:
+        """How its handles' cpu_seconds() count, named in a report under a CPU rule: e.g.
+        "the job's cgroup (v2)" or "the child's session, walked in /proc"."""
+
     def launch(self, problem: ProblemSpec, limits: Limits) -> ChildHandle: ...

@@ -15,7 +15,7 @@ answers.toml (judge/quiz.py), with the same Report.
 
 from __future__ import annotations
 
-from judge import environment
+from judge import environment, threads_only
 from judge.budget import ResultBudget, budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import coarse_ms, conceal, crash_verdict, describe_failure, grade, time_step_ms
@@ -30,6 +30,7 @@ from judge.source import validate_source
 from judge.spec import ProblemKind, ProblemSpec
 from judge.verdict import Verdict, overall
 from judge.wire import normalize
+from judge.withheld import message_for, withheld_name
 from judge.workdir import WorkDir
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -74,11 +75,20 @@ def judge_source(
     name = launcher.name if launcher else LocalLauncher.name
     env = environment.describe(problem.tier, name)
     if problem.cpu_rule is not None:
-        env["cpu_rule"] = "enforced" if run.cpu is not None else _CPU_RULE_OFF
+        env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None)
     return build_report(problem, cases, graded, result, seed, env, limits)
 
 
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
+
+
+def _cpu_rule_said(launcher: Launcher | None, counted: bool) -> str:
+    """The report's line on the CPU rule: whether it held, and how the CPU time was counted."""
+    if not counted:
+        return _CPU_RULE_OFF
+    how = launcher.cpu_accounting if launcher is not None else LocalLauncher.cpu_accounting
+    helpers = "new processes refused" if threads_only.available() else "processes allowed"
+    return f"enforced: CPU time counted by {how}; {helpers}"
 
 
 class TrustedInputs:
@@ -143,6 +153,8 @@ def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:
         "source": source,
         "driver": problem.cases_source(),
         "names": list(problem.names),
+        "withheld": list(problem.withheld),
+        "threads_only": problem.cpu_rule is not None and threads_only.available(),
     }
 
 
@@ -245,7 +257,7 @@ def _overall(
     results: tuple[CaseResult, ...], result: SessionResult
 ) -> tuple[Verdict, dict[str, object] | None]:
     if result.load_error is not None:
-        error = load_error_said(result.load_error)
+        error = _load_error_said(result.load_error)
         error.pop("type", None)
         return (Verdict.RE if error.get("kind") == "exception" else Verdict.CE), error
     if result.startup_failure is not None:
@@ -259,6 +271,14 @@ def _overall(
         verdicts.append(verdict)
         return overall(verdicts), with_message({"kind": "exit", "line": None}, message)
     return overall(verdicts), None
+
+
+def _load_error_said(error: dict[str, object]) -> dict[str, object]:
+    """The child's load error in the catalog's words; a withheld module's names its part."""
+    module = (
+        withheld_name(str(error.get("message", ""))) if error.get("kind") == "withheld" else None
+    )
+    return with_message(error, message_for(module)) if module else load_error_said(error)
 
 
 def internal_error(problem: ProblemSpec | str, seed: int | None, detail: str) -> Report:

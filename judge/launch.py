@@ -18,6 +18,7 @@ from judge.outcome import ExitInfo
 from judge.spec import ProblemSpec
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the judge package
+SESSION_ACCOUNTING = "the child's session, walked in /proc"
 
 
 class ChildUser:
@@ -145,6 +146,7 @@ class LocalLauncher:
     """Runs each job as a plain child process with rlimits: for a learner's own machine."""
 
     name = "local"
+    cpu_accounting = SESSION_ACCOUNTING
 
     def __init__(self, workdir: Path, user: ChildUser | None = None) -> None:
         self._workdir = workdir

@@ -224,6 +224,24 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{type}: the code is nested too deeply to compile",
         "zh": "{type}：代码嵌套太深，无法编译",
     },
+    # A part of mini_llm the problem asks the learner to write (problem.toml [submission]
+    # withheld), refused in the job; the parts a problem may withhold, one key each.
+    "load.withheld": {
+        "en": "this problem asks you to write {part} yourself, so {module} is not available "
+        "here (the statement says what you may use)",
+        "zh": "本题要你自己实现“{part}”，所以这里不能用 {module}（题面写明了可以用哪些）",
+    },
+    "part.mini_llm.kv_cache": {"en": "the KV cache", "zh": "KV Cache"},
+    "part.mini_llm.paged_cache": {
+        "en": "the paged KV cache's reads and writes",
+        "zh": "分页 KV Cache 的读写",
+    },
+    "part.mini_llm.generation": {"en": "the decoding loop", "zh": "解码循环"},
+    "part.mini_llm.attention": {
+        "en": "the attention computation (RoPE, the mask, attending over the cache)",
+        "zh": "注意力的计算（RoPE、掩码、在缓存上做注意力）",
+    },
+    "part.unknown": {"en": "this part", "zh": "这一部分"},
     # A quiz's answers.
     "quiz.right": {"en": "right", "zh": "正确"},
     "quiz.not_answered": {"en": "not answered", "zh": "未作答"},

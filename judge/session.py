@@ -433,7 +433,7 @@ def _line(value: object, max_line: int) -> int | None:
     return value if type(value) is int and 1 <= value <= max_line else None
 
 
-_LOAD_ERROR_KINDS = ("syntax", "import", "missing_name", "exception")
+_LOAD_ERROR_KINDS = ("syntax", "import", "withheld", "missing_name", "exception")
 
 
 def _load_error(header: dict[str, object], max_line: int) -> dict[str, object]:

@@ -87,6 +87,9 @@ class ProblemSpec:
     section: str | None = None  # the chapter section it practises (SECTION_RE), if named
     hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/guide.py): public
     has_editorial: bool = False  # editorial.<lang>.md exist: shown only after an AC
+    # [submission] withheld: the mini_llm modules this problem asks the learner to write,
+    # never available to the submission (judge/withheld.py; in the sandbox, not in the job)
+    withheld: tuple[str, ...] = ()
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -144,6 +147,7 @@ class ProblemSpec:
             "device": self.device,
             "difficulty": self.difficulty,
             "section": self.section,
+            "withheld": list(self.withheld),
             "version": self.version,
         }
 
@@ -220,6 +224,7 @@ class _Common:
         quiz: Quiz | None = None,
         cpu_rule: CpuRule | None = None,
         speed: SpeedSpec | None = None,
+        withheld: tuple[str, ...] = (),
     ) -> ProblemSpec:
         return ProblemSpec(
             slug=self.slug,
@@ -243,6 +248,7 @@ class _Common:
             section=self.section,
             hints=load_hints(folder),
             has_editorial=has_editorial(folder),
+            withheld=withheld,
         )
 
 
@@ -291,14 +297,38 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
         from judge.speed import SpeedSpec  # only speed problems pay for it
 
         speed = SpeedSpec.from_table(f.table("speed"), file)
-    return _common(f, folder, file).spec(
+    common = _common(f, folder, file)
+    submission = _Fields(f.table("submission"), file, "submission")
+    return common.spec(
         limits=_limits(limits),
-        names=_names(_Fields(f.table("submission"), file, "submission")),
+        names=_names(submission),
         checker=parse_check(f.optional_table("checker"), file, "checker"),
         folder=folder,
         cpu_rule=_cpu_rule(limits),
         speed=speed,
+        withheld=_withheld(submission, common.tier),
     )
+
+
+def _withheld(f: _Fields, tier: str) -> tuple[str, ...]:
+    """[submission] withheld: parts of mini_llm (the catalog names each) for a torch problem."""
+    if "withheld" not in f.data:
+        return ()
+    from judge.withheld import is_part
+
+    modules = f.strings("withheld")
+    if tier != "torch":
+        raise SpecError(f.file, "submission.withheld", "only a torch-tier problem uses mini_llm")
+    for module in modules:
+        if not is_part(module):
+            raise SpecError(
+                f.file,
+                "submission.withheld",
+                f"{module!r} is not a part a problem can withhold (judge/messages.py part.*)",
+            )
+    if len(set(modules)) != len(modules):
+        raise SpecError(f.file, "submission.withheld", "lists a module twice")
+    return tuple(modules)
 
 
 def _cpu_rule(f: _Fields) -> CpuRule | None:

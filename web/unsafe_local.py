@@ -19,7 +19,7 @@ import os
 import sys
 import sysconfig
 
-from judge.launch import ChildUser, LocalProcess
+from judge.launch import SESSION_ACCOUNTING, ChildUser, LocalProcess
 from judge.limits import Limits
 from judge.spec import ProblemSpec
 from judge.workdir import WorkDir
@@ -73,6 +73,7 @@ class PoolLauncher:
     """The launcher of one judging pool process (web.judging.LocalJudge)."""
 
     name = "local"
+    cpu_accounting = SESSION_ACCOUNTING
 
     def __init__(self, user: ChildUser | None) -> None:
         self.user = user
