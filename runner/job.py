@@ -32,9 +32,13 @@ _UCRED = struct.Struct("3i")  # pid, uid, gid
 _SLACK_MB = 64  # interpreter pages a forked job dirties (copy-on-write) before it does anything
 
 
-def job_limits(limits: Limits, address_space: bool) -> dict[str, Any]:
-    """The limits message a worker applies in the job (see runner.jobspace.JobLimits)."""
+def job_limits(
+    limits: Limits, address_space: bool, library: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The limits message a worker applies in the job (see runner.jobspace.JobLimits);
+    `library`: the mini_llm modules the job may use (any others are withheld from it)."""
     return {
+        "library": list(library),
         "cpu_s": math.ceil(limits.total_time_s) + 1,
         "memory_mb": limits.memory_mb,
         "max_processes": limits.max_processes,
@@ -59,6 +63,7 @@ class SandboxJob:
         limits: Limits,
         cgroups: CgroupSupport,
         address_space: bool,
+        library: tuple[str, ...] = (),
     ) -> None:
         self.worker = worker
         self._exit: ExitInfo | None = None
@@ -75,12 +80,14 @@ class SandboxJob:
         # allows only once every other process of its pid namespace has been reaped.
         self._keeper_reported = False
         try:
-            self._start(limits, cgroups, address_space)
+            self._start(limits, cgroups, address_space, library)
         except BaseException:
             self.cleanup()
             raise
 
-    def _start(self, limits: Limits, cgroups: CgroupSupport, address_space: bool) -> None:
+    def _start(
+        self, limits: Limits, cgroups: CgroupSupport, address_space: bool, library: tuple[str, ...]
+    ) -> None:
         if cgroups.version:
             memory = (limits.memory_mb + 3 * tmpfs_mb(limits) + _SLACK_MB) << 20
             self.cgroup = JobCgroup(cgroups, memory, limits.max_processes + 4)
@@ -92,7 +99,7 @@ class SandboxJob:
         self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         child_ends = [theirs.fileno(), req_r, res_w, out_w, err_w]
         try:
-            self.worker.send_job(job_limits(limits, address_space), child_ends)
+            self.worker.send_job(job_limits(limits, address_space, library), child_ends)
         finally:  # the worker has its own copies now (or never will)
             theirs.close()
             for fd in child_ends[1:]:

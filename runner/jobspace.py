@@ -11,6 +11,11 @@ calls `enter_job_namespaces`, which adds, per job:
   /proc that shows only the job's own processes;
 - a new IPC namespace, so System V shared memory cannot outlive the job.
 
+- the mini_llm modules its problem lets it use, imported before anything untrusted runs,
+  and then the package's folder covered by an empty read-only tmpfs: what a problem
+  withholds (the part the learner writes) was never loaded into the worker, is not loaded
+  into the job, and cannot be read there either.
+
 `harden_job` then sets rlimits, drops every capability and loads the seccomp filter.
 What this module does not cover: memory and pid limits for the whole job (that is the
 runner's cgroup, outside) and the wall clock (the runner kills the job's pid 1).
@@ -19,6 +24,7 @@ runner's cgroup, outside) and the wall clock (the runner kills the job's pid 1).
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import resource
 from dataclasses import dataclass
@@ -27,6 +33,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+MS_RDONLY = 0x1
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MS_NOEXEC = 0x8
@@ -36,6 +43,8 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 PR_SET_DUMPABLE = 4
 JOB_DIR = "/box"  # the job's working directory; nothing is ever bound below it
+SANDBOX_CODE = "/opt/judge"  # where the repository's packages are bound (runner/layout.py)
+LIBRARY_DIR = f"{SANDBOX_CODE}/mini_llm"  # covered in every job once its modules are loaded
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _LAST_CAP = 63
 
@@ -53,6 +62,7 @@ class JobLimits:
     max_open_files: int
     tmpfs_mb: int
     address_space: bool  # False on GPU hosts: CUDA reserves far more address space than it uses
+    library: tuple[str, ...] = ()  # mini_llm modules loaded before the job's code view closes
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> JobLimits:
@@ -71,6 +81,12 @@ class JobLimits:
             if type(value) is not kind:
                 raise ValueError(f"job limit {name!r} must be {kind.__name__}, got {value!r}")
             values[name] = value
+        library = data.get("library")
+        if type(library) is not list or any(
+            type(m) is not str or not m.startswith("mini_llm.") for m in library
+        ):
+            raise ValueError(f"job library must be a list of mini_llm modules, got {library!r}")
+        values["library"] = tuple(library)
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -108,6 +124,16 @@ def mount_job_filesystems(tmpfs_mb: int) -> None:
     options = f"size={tmpfs_mb}m,nr_inodes=4096,mode=1777"
     for target in ("/tmp", "/dev/shm", JOB_DIR):
         _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
+
+
+def load_library(modules: tuple[str, ...]) -> None:
+    """In the job's pid 1: import the mini_llm modules the job may use, then cover the
+    package's folder with an empty read-only tmpfs, so the rest can be neither imported nor
+    read (the job's mount namespace is its own: the worker still sees the folder)."""
+    for name in modules:
+        importlib.import_module(name)
+    flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    _mount("tmpfs", LIBRARY_DIR, "tmpfs", flags, "size=4k,nr_inodes=2,mode=555")
 
 
 def _vm_size_bytes() -> int:

@@ -17,7 +17,19 @@ from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.pool import WorkerPool
 from runner.worker_process import WorkerError
 
-TORCH_PRELOAD = ("torch", "mini_llm", "mini_llm.zoo")
+# What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
+# withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
+# from the worker is in every job forked from it, so nothing a problem withholds is here.
+TORCH_PRELOAD = ("torch", "mini_llm.zoo")
+# The rest of mini_llm, imported by each torch job for itself, less what its problem
+# withholds ([submission] withheld): the part the learner is asked to write.
+JOB_LIBRARY = (
+    "mini_llm.attention",
+    "mini_llm.kv_cache",
+    "mini_llm.paged_cache",
+    "mini_llm.sampling",
+    "mini_llm.generation",
+)
 _GPU_RE = re.compile(r"^/dev/nvidia\d+$")
 
 
@@ -37,17 +49,27 @@ class SandboxLauncher:
         self.layout: SandboxLayout = build_layout(self.identity)
         self.cgroups: CgroupSupport = detect()
         sweep_stale(self.cgroups)  # what a runner that was killed could not remove
+
         self.preload = _available(TORCH_PRELOAD) if preload is None else preload
         self.pool = WorkerPool(self.layout, self.identity, self.preload, pool_size)
         gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
         self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
-        return self.launch_tier(problem.tier, limits)
+    @property
+    def cpu_accounting(self) -> str:
+        """How a job's CPU time is counted (runner/job.py): cpu.stat (v2) or cpuacct.usage
+        (v1) of its cgroup, else a walk over its pid namespace."""
+        if self.cgroups.version:
+            return f"the job's cgroup (v{self.cgroups.version})"
+        return "the job's pid namespace, walked in /proc"
 
-    def launch_tier(self, tier: str, limits: Limits) -> _PooledJob:
-        """A job for a problem of `tier` ("browser" or "torch") under `limits`."""
+    def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
+        return self.launch_tier(problem.tier, limits, job_library(problem))
+
+    def launch_tier(self, tier: str, limits: Limits, library: tuple[str, ...] = ()) -> _PooledJob:
+        """A job for a problem of `tier` ("browser" or "torch") under `limits`, importing the
+        mini_llm modules in `library` (a browser-tier job needs none)."""
         gpu = self.gpu_slots if tier == "torch" else None
         if gpu is not None:
             gpu.acquire()
@@ -59,7 +81,9 @@ class SandboxLauncher:
                 gpu.release()
             raise
         try:
-            job = SandboxJob(worker, limits, self.cgroups, address_space=not self.layout.gpu_nodes)
+            job = SandboxJob(
+                worker, limits, self.cgroups, not self.layout.gpu_nodes, library=library
+            )
         except BaseException:
             self.pool.release(worker, healthy=False)
             if gpu is not None:
@@ -119,6 +143,14 @@ class _PooledJob:
             self._gpu.release()
 
 
+def job_library(problem: ProblemSpec) -> tuple[str, ...]:
+    """The mini_llm modules a job of `problem` imports: none for the browser tier; for the
+    torch tier every module of JOB_LIBRARY the problem does not withhold."""
+    if problem.tier != "torch":
+        return ()
+    return tuple(m for m in _available(JOB_LIBRARY) if m not in problem.withheld)
+
+
 def _available(modules: tuple[str, ...]) -> tuple[str, ...]:
     """The modules a worker can import: installed packages, or packages bound from the repo."""
     import importlib.util
@@ -135,4 +167,4 @@ def _available(modules: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
-__all__ = ["SandboxLauncher", "SandboxUnavailable", "WorkerError"]
+__all__ = ["SandboxLauncher", "SandboxUnavailable", "WorkerError", "job_library"]

@@ -2,20 +2,25 @@
 
 Binds, all read-only: /usr (with the merged-usr symlinks), /etc/ld.so.cache, the
 Python installation at its own path (the venv's pyvenv.cfg names it), the virtual
-environment at /opt/venv, and the repository's judge/, runner/ and mini_llm/ under
-/opt/judge. Never the whole root, never problems/ (hidden cases and reference.py
-stay outside; the public cases.py travels in the `load` message), never /home, /root
-or /etc beyond the loader cache. Fresh: /proc, a minimal /dev, a size-limited /tmp,
-and empty mount points /box (the job directory) and /dev/shm that each job covers
-with its own tmpfs. The new root and /dev are remounted read-only once built, so the
-only writable places a job has are the tmpfs mounts it gets for itself.
+environment at /opt/venv with only the packages a job may import in its site-packages
+(torch and what it requires, numpy, safetensors, pyseccomp: not transformers, whose caches,
+attention and generate would do a torch-tier exercise for it, nor the web app's packages),
+and the repository's judge/, runner/ and mini_llm/ under /opt/judge. Never the whole
+root, never problems/ (hidden cases and reference.py stay outside; the public cases.py
+travels in the `load` message), never /home, /root or /etc beyond the loader cache.
+Fresh: /proc, a minimal /dev, a size-limited /tmp, and empty mount points /box (the job
+directory) and /dev/shm that each job covers with its own tmpfs. The new root and /dev
+are remounted read-only once built, so the only writable places a job has are the tmpfs
+mounts it gets for itself.
 """
 
 from __future__ import annotations
 
 import glob
 import hashlib
+import importlib.metadata
 import os
+import re
 import shutil
 import stat
 import sys
@@ -23,10 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.identity import SandboxIdentity
-from runner.jobspace import JOB_DIR
+from runner.jobspace import JOB_DIR, SANDBOX_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SANDBOX_CODE = "/opt/judge"
 SANDBOX_VENV = "/opt/venv"
 # Covered by fresh mounts in every sandbox or job: a bind below them would be hidden.
 SCRATCH_MOUNTS = ("/tmp", "/dev", "/proc", JOB_DIR)
@@ -35,6 +39,9 @@ CODE_PACKAGES = ("judge", "runner", "mini_llm")
 MODELS_FOLDER = "models"
 MIRROR_ROOT = Path("/var/lib/judge-runner/mirror")
 GPU_NODE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/renderD*")
+# What of the virtual environment's site-packages the sandbox holds: these distributions and
+# every one they require (a CUDA build of torch brings its nvidia-* and triton that way).
+JOB_DISTRIBUTIONS = ("torch", "numpy", "safetensors", "pyseccomp")
 _WORKER_CODE = (
     f"import sys; sys.path.insert(0, {SANDBOX_CODE!r}); from runner.worker import main; main()"
 )
@@ -55,6 +62,10 @@ class SandboxLayout:
     symlinks: tuple[tuple[str, str], ...]  # (target, link) as `--symlink` takes them
     gpu_nodes: tuple[str, ...]
     mirrored: tuple[str, ...]  # hard-linked copies: the sandbox user cannot reach the originals
+    # The venv's site-packages inside the sandbox, rebuilt from only these entries of the
+    # host's (None: no venv, nothing to leave out)
+    site_packages: Bind | None = None
+    site_entries: tuple[str, ...] = ()
 
     def bwrap_argv(self, worker_args: list[str], tmp_mb: int) -> list[str]:
         """The full command: bubblewrap, then the worker with `worker_args`."""
@@ -66,6 +77,14 @@ class SandboxLayout:
         ]  # fmt: skip
         for bind in self.binds:
             argv += ["--ro-bind", bind.source, bind.target]
+        if self.site_packages is not None:
+            # An empty tmpfs over the venv's site-packages, then the allowed entries into it;
+            # read-only like the rest (--remount-ro below does not reach nested mounts).
+            site = self.site_packages
+            argv += ["--tmpfs", site.target]
+            for name in self.site_entries:
+                argv += ["--ro-bind", f"{site.source}/{name}", f"{site.target}/{name}"]
+            argv += ["--remount-ro", site.target]
         for target, link in self.symlinks:
             argv += ["--symlink", target, link]
         for node in self.gpu_nodes:
@@ -101,12 +120,19 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
         source = str(_mirror(base))
         mirrored.append(base)
     binds.append(Bind(source, base))  # the venv's pyvenv.cfg and bin/python name this path
-    python = os.path.join(base, "bin", f"python{sys.version_info.major}.{sys.version_info.minor}")
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    python = os.path.join(base, "bin", version)
+    site: Bind | None = None
+    entries: tuple[str, ...] = ()
     if sys.prefix != base:  # a venv may sit anywhere (a CI checkout under /tmp): /opt/venv
         if identity.switched and not _reachable(sys.prefix, identity):
             raise ValueError(f"the sandbox user {identity.name} cannot read the venv {sys.prefix}")
         binds.append(Bind(sys.prefix, SANDBOX_VENV))
         python = os.path.join(SANDBOX_VENV, "bin", "python3")
+        host_site = Path(sys.prefix, "lib", version, "site-packages")
+        if host_site.is_dir():
+            site = Bind(str(host_site), f"{SANDBOX_VENV}/lib/{version}/site-packages")
+            entries = site_entries(host_site)
     for package in CODE_PACKAGES:
         if (repo_root / package).is_dir():
             if identity.switched and not _reachable(str(repo_root / package), identity):
@@ -121,7 +147,46 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
             raise ValueError(f"the sandbox user {identity.name} cannot read {models}")
         binds.append(Bind(str(models), f"{SANDBOX_CODE}/{MODELS_FOLDER}"))
     gpu = tuple(sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern)))
-    return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored))
+    return SandboxLayout(python, tuple(binds), tuple(symlinks), gpu, tuple(mirrored), site, entries)
+
+
+def site_entries(site: Path, roots: tuple[str, ...] = JOB_DISTRIBUTIONS) -> tuple[str, ...]:
+    """The top-level names in `site` owned by `roots` and every distribution they require
+    (extras left out), as each distribution's RECORD lists its files."""
+    installed = {
+        _normal(d.metadata["Name"]): d
+        for d in importlib.metadata.distributions(path=[str(site)])
+        if d.metadata["Name"]
+    }
+    names: set[str] = set()
+    todo, seen = [_normal(r) for r in roots], set()
+    while todo:
+        name = todo.pop()
+        dist = installed.get(name)
+        if name in seen or dist is None:
+            continue
+        seen.add(name)
+        todo += _required(dist)
+        for file in dist.files or ():
+            top = file.parts[0]
+            if top != ".." and (site / top).exists():
+                names.add(top)
+    return tuple(sorted(names))
+
+
+def _required(dist: importlib.metadata.Distribution) -> list[str]:
+    """What `dist` requires in every installation (a requirement behind an extra is not)."""
+    out = []
+    for requirement in dist.requires or ():
+        spec, _, marker = requirement.partition(";")
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
+        if match and "extra" not in marker:
+            out.append(_normal(match.group(1)))
+    return out
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _reachable(path: str, identity: SandboxIdentity) -> bool:

@@ -47,9 +47,11 @@ class ReferenceCache:
         self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._computing: dict[Key, threading.Lock] = {}
-        # A calibrated problem's allowances, measured once per key: the reference job costs
-        # as much as a submission's, and every submission on that key gets the same caps.
-        self._cpu: dict[Key, dict[str, CpuAllowance] | None] = {}
+        # A calibrated problem's allowances by case name, per problem version: the reference
+        # job costs as much as a submission's, and a calibrated case costs the same on every
+        # seed (its shape is fixed, only its content is drawn), so each name is measured once
+        # even though every submission has a seed of its own.
+        self._cpu: dict[tuple[str, str], dict[str, CpuAllowance] | None] = {}
         self._cpu_lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -86,19 +88,26 @@ class ReferenceCache:
     def cpu(
         self, problem: ProblemSpec, seed: int | None, launcher: Launcher
     ) -> dict[str, CpuAllowance] | None:
-        """The calibrated cases' CPU allowances for (problem, seed), measured on `launcher`;
-        {} for a problem without calibrated cases (nothing is run for it)."""
+        """The calibrated cases' CPU allowances for (problem, seed), measured on `launcher`
+        for the case names not measured before; {} for a problem without calibrated cases
+        (nothing is run for it); None where the launcher cannot count CPU time."""
         if problem.cpu_rule is None:
             return {}
-        key = (problem.slug, problem.version, seed)
+        key = (problem.slug, problem.version)
         with self._cpu_lock:  # one reference job at a time; later callers find the result
-            if key not in self._cpu:
-                cases = self.entry(problem, seed).cases
+            known = self._cpu.get(key, {})
+            if known is None:
+                return None
+            cases = self.entry(problem, seed).cases
+            missing = [c for c in cases if c.calibrated and c.name not in known]
+            if missing:
                 load = load_message(problem, problem.reference_source())
-                self._cpu[key] = calibrate(problem, cases, launcher, problem.limits, load)
+                measured = calibrate(problem, missing, launcher, problem.limits, load)
+                known = None if measured is None else {**known, **measured}
+                self._cpu[key] = known
                 while len(self._cpu) > self.max_entries:
                     self._cpu.pop(next(iter(self._cpu)))
-            return self._cpu[key]
+            return known
 
     def __len__(self) -> int:
         return len(self._entries)

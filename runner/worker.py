@@ -31,6 +31,7 @@ from runner.jobspace import (
     JobLimits,
     drop_capabilities,
     enter_job_namespaces,
+    load_library,
     make_undumpable,
     mount_job_filesystems,
     set_rlimits,
@@ -68,7 +69,9 @@ def main() -> None:
 
 def _preload(modules: list[str]) -> list[str]:
     """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
-    import judge.child  # noqa: F401  (the loop every job runs)
+    # The loop every job runs, and the finder of a problem that withholds a part.
+    import judge.child
+    import judge.withheld  # noqa: F401
 
     # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
     # a job gets the environment bubblewrap gave the worker, nothing preloading added.
@@ -156,6 +159,7 @@ def _job_pid1(limits: JobLimits, flt: Any) -> None:
     code = 70
     try:
         mount_job_filesystems(limits.tmpfs_mb)
+        load_library(limits.library)  # the problem's part of mini_llm, then its folder is covered
         os.chdir(JOB_DIR)
         os.environ.update(HOME=JOB_DIR, TMPDIR="/tmp")
         os.write(_STATUS_FD, b'{"hello": true}')
