@@ -1,8 +1,17 @@
 """Cases for batched-decode: prompts of different lengths, decoded greedily as one batch.
 
 A case names a checkpoint from mini_llm.zoo, the prompts (token ids), max_new_tokens and
-the stop tokens. The submission gets a thin wrapper of the model that counts its calls;
-the observation is every row's new tokens and whether the calls stayed within the budget.
+the stop tokens. The submission gets the model itself; the observation is every row's new
+tokens.
+
+That the rows are decoded as one batch is judged by CPU time, counted by the kernel from
+outside the submission's process: cases marked `calibrated` may use at most the factor in
+problem.toml times what the reference needs on them. They run on `qwen3-deep-narrow`, whose
+48 thin layers cost about the same for one row as for eight, so decoding eight rows one at
+a time costs about six times the batch (a count kept inside the process, which the
+submission could reset, is no evidence). Each calibrated case has the same shape on every
+seed (eight prompts of fixed lengths, 32 tokens, no stop token), only its tokens are drawn:
+the judge measures the reference once per case name.
 
 Every case avoids near ties: decoded alone, each prompt's top two logits differ by at least
 MIN_GAP at every step it records, so the greedy tokens cannot depend on the last bits of
@@ -13,37 +22,31 @@ and a batch computes in a different order than one row).
 import torch
 
 from mini_llm import zoo
-from mini_llm.generate import generate
 
 MIN_GAP = 2e-3  # logits; rounding moves them by ~1e-4 at most (SmolLM2, batched vs alone)
 ATTEMPTS = 50  # rounds of drawing again before the case generator gives up
 
 
-class Model:
-    """What batched_greedy receives: the forward pass and the config, nothing else.
-
-    Calling it is calling mini_llm's Transformer; every call is counted."""
-
-    __slots__ = ("_transformer", "calls", "cfg")
-
-    def __init__(self, transformer):
-        self._transformer = transformer
-        self.cfg = transformer.cfg
-        self.calls = 0
-
-    def __call__(self, ids, cache=None, attention_mask=None, *, last_only=False):
-        self.calls += 1
-        return self._transformer(ids, cache, attention_mask, last_only=last_only)
+# The CPU rule's cases: eight prompts of these lengths, 32 new tokens each, no stop token.
+RULE_MODEL = "qwen3-deep-narrow"
+RULE_LENGTHS = (3, 5, 7, 9, 11, 13, 15, 17)
+RULE_NEW_TOKENS = 32
+# Loaded with this file, before any case: a calibrated case's CPU time must be the decoding's
+# alone, not a first load from disk (a sandbox's warm worker has it loaded already).
+zoo.model(RULE_MODEL)
 
 
-def _case(name, model, prompts, max_new_tokens, stop_tokens):
+def _case(name, model, prompts, max_new_tokens, stop_tokens, calibrated=False):
     args = {
         "model": model,
         "prompts": prompts,
         "max_new_tokens": max_new_tokens,
         "stop_tokens": stop_tokens,
     }
-    return {"name": name, "args": args}
+    case = {"name": name, "args": args}
+    if calibrated:
+        case["calibrated"] = True
+    return case
 
 
 # ---------------------------------------------------------------- public cases
@@ -403,8 +406,22 @@ PUBLIC = [
 ]
 
 
+# The CPU rule on Run: eight ragged prompts on the deep, narrow checkpoint (near ties checked).
+PUBLIC_RULE_PROMPTS = [
+    [242, 97, 94, 292, 66, 502, 309, 40, 457],
+    [168, 337, 258, 404, 478, 108, 373, 450, 28, 272, 319, 186, 434, 35, 409, 348, 182],
+    [313, 500, 123],
+    [159, 384, 330, 406, 184, 215, 176, 276, 412, 422, 238],
+    [130, 291, 475, 46, 231, 321, 118, 80, 331, 199, 340, 105, 335],
+    [481, 117, 453, 250, 261, 463, 216, 461, 243, 259, 105, 181, 208, 122, 498],
+    [23, 200, 439, 76, 91],
+    [328, 344, 488, 497, 344, 142, 191],
+]
+
+
 def public_cases():
-    return [_case(*case) for case in PUBLIC]
+    rule = _case("cpu-rule-eight-rows", RULE_MODEL, PUBLIC_RULE_PROMPTS, RULE_NEW_TOKENS, [], True)
+    return [_case(*case) for case in PUBLIC] + [rule]
 
 
 # ---------------------------------------------------------------- generated cases
@@ -412,7 +429,16 @@ def public_cases():
 
 def generated_cases(rng):
     plan = ["qwen3-gqa"] * 6 + ["qwen3-gqa-wide"] * 4 + ["smollm2-135m"]
-    return [_random_case(rng, f"random-{i:02d}-{name}", name) for i, name in enumerate(plan)]
+    cases = [_random_case(rng, f"random-{i:02d}-{name}", name) for i, name in enumerate(plan)]
+    return cases + [_rule_case(rng, f"cpu-rule-{i}") for i in range(2)]
+
+
+def _rule_case(rng, name):
+    """A calibrated case: the fixed shape of the CPU rule, with tokens from the seed."""
+    lengths = list(RULE_LENGTHS)
+    rng.shuffle(lengths)
+    prompts, _runs = clear_prompts(rng, zoo.model(RULE_MODEL), lengths, RULE_NEW_TOKENS)
+    return _case(name, RULE_MODEL, prompts, RULE_NEW_TOKENS, [], calibrated=True)
 
 
 def _random_case(rng, name, model_name):
@@ -467,7 +493,10 @@ def greedy_runs(transformer, prompts, max_new):
 
     mini_llm.generate decodes the runs; one forward pass over prompt + run, with no cache,
     then gives that row's logits of every step at once (a full recomputation equals the cached
-    steps up to rounding, which MIN_GAP covers)."""
+    steps up to rounding, which MIN_GAP covers). Only building the cases (the trusted side)
+    calls it: generate is what this problem withholds from the submission's process."""
+    from mini_llm.generation import generate
+
     runs = generate(transformer, prompts, max_new, stop_tokens=())
     gaps = []
     for prompt, run in zip(prompts, runs, strict=True):
@@ -481,11 +510,8 @@ def greedy_runs(transformer, prompts, max_new):
 
 
 def run(sub, args):
-    """Decode the case with the submission; return its tokens and whether it kept the budget."""
-    model = Model(zoo.model(args["model"]))
+    """Decode the case with the submission; return its tokens."""
+    model = zoo.model(args["model"])
     prompts = [list(p) for p in args["prompts"]]
-    tokens = sub.batched_greedy(model, prompts, args["max_new_tokens"], list(args["stop_tokens"]))
-    return {
-        "tokens": tokens,
-        "model_calls_within_budget": model.calls <= args["max_new_tokens"],
-    }
+    with torch.inference_mode():
+        return sub.batched_greedy(model, prompts, args["max_new_tokens"], list(args["stop_tokens"]))

@@ -5,12 +5,18 @@ values, or none); each later call gets the keys and values the submission return
 the call before, as an engine's next forward pass would. The weights are random (seeded)
 or those of a real layer of a checkpoint from mini_llm.zoo, whose hidden states x are then
 the real ones: the layer's input for a seeded prompt.
+
+Those real hidden states come from running the layers before it, which needs the very
+attention this problem asks for: mini_llm's is withheld from the submission's process
+(problem.toml), so they are computed here when the cases are built, on the trusted side,
+and travel in the case's arguments as float32 bytes (base64).
 """
+
+import base64
 
 import torch
 
 from mini_llm import zoo
-from mini_llm.model import Positions
 
 # A real layer's hidden states run to magnitudes in the tens (deep SmolLM2 layers most),
 # so float32 rounding alone reaches 1e-5 on its outputs: the absolute tolerance is 1e-4.
@@ -32,9 +38,31 @@ def _random(name, batch, heads, kv_heads, head_dim, qk_norm, start, chunks, seed
 
 
 def _real(name, model, index, batch, chunks, seed):
-    layer = {"kind": "zoo", "model": model, "index": index}
+    x = _layer_input(model, index, batch, sum(chunks), seed)  # (B, P, D), the real input
+    layer = {"kind": "zoo", "model": model, "index": index, "input": _packed(x)}
     args = {"layer": layer, "batch": batch, "start": 0, "chunks": chunks, "seed": seed}
     return {"name": name, "args": args, "check": REAL_LAYER_CHECK}
+
+
+def _layer_input(model_name, index, batch, length, seed):
+    """What layer `index` of the checkpoint receives for a seeded prompt: (B, P, D).
+
+    Runs mini_llm's own layers, so it is only ever called where the cases are built."""
+    model = zoo.model(model_name)
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(model.cfg.vocab_size, (batch, length), generator=gen)  # (B, P)
+    with torch.no_grad():
+        return model.layer_input(ids, index)
+
+
+def _packed(x):
+    data = base64.b64encode(bytes(x.clone().untyped_storage())).decode("ascii")  # its own bytes
+    return {"shape": list(x.shape), "float32_base64": data}
+
+
+def _unpacked(packed):
+    data = bytearray(base64.b64decode(packed["float32_base64"]))
+    return torch.frombuffer(data, dtype=torch.float32).reshape(packed["shape"])
 
 
 def public_cases():
@@ -103,9 +131,8 @@ def _layer(args, gen):
     if layer["kind"] == "random":
         weights, config = _random_weights(layer, gen)
         return weights, config, torch.randn(B, P, layer["hidden"], generator=gen)
-    model = zoo.model(layer["model"])
-    ids = torch.randint(model.cfg.vocab_size, (B, P), generator=gen)  # (B, P)
-    return (*_zoo_weights(model, layer["index"]), _layer_input(model, layer["index"], ids))
+    weights, config = _zoo_weights(zoo.model(layer["model"]), layer["index"])
+    return weights, config, _unpacked(layer["input"])  # (B, P, D), built with the case
 
 
 def _random_weights(layer, gen):
@@ -155,14 +182,3 @@ def _zoo_weights(model, index):
         "rms_norm_eps": cfg.rms_norm_eps,
     }
     return weights, config
-
-
-def _layer_input(model, index, ids):
-    """What layer `index`'s attention receives for the prompt `ids` (B, P): (B, P, D)."""
-    B, P = ids.shape
-    rope = model.rope(Positions(0, P, None), torch.float32, ids.device)
-    with torch.no_grad():
-        h = model.embed(ids.reshape(B * P))  # (N, D)
-        for block in model.layers[:index]:
-            h = block(h, B, rope, None, None)  # no cache: a fresh causal sequence
-        return model.layers[index].attn_norm(h).view(B, P, -1)

@@ -9,14 +9,18 @@ the reference on them in a child of its own first, and a submission may use at m
 
 import torch
 
-from mini_llm import generate as library_generate
 from mini_llm import zoo
 
 SMOLLM2_PROMPT = [504, 3575, 282, 4649, 314]  # "The capital of France is"
+LONG_PROMPT = 24  # tokens in the prompt of every calibrated case
 
 
 def _continuation(model_name, prompt, n):
-    return library_generate(zoo.model(model_name), [prompt], n, stop_tokens=())[0]
+    # Imported here: generate is what this problem withholds from the submission's process,
+    # where this file is the driver; only building the cases (the trusted side) needs it.
+    from mini_llm import generate
+
+    return generate(zoo.model(model_name), [prompt], n, stop_tokens=())[0]
 
 
 def _case(name, model, prompt, max_new, stop=(), calibrated=False):
@@ -46,7 +50,9 @@ def public_cases():
         _case("stops-at-step-4", "qwen3-gqa", prompt12, 12, _stop_at("qwen3-gqa", prompt12, 3, 12)),
         _case("stops-at-once", "qwen3-gqa", short, 5, _stop_at("qwen3-gqa", short, 0, 5)),
         _case("smollm2-paris", "smollm2-135m", SMOLLM2_PROMPT, 6),
-        _case("long-160", "qwen3-gqa-wide", list(range(100, 124)), 160, calibrated=True),
+        _case(
+            "long-160", "qwen3-gqa-wide", list(range(100, 100 + LONG_PROMPT)), 160, calibrated=True
+        ),
     ]
 
 
@@ -59,7 +65,9 @@ def generated_cases(rng):
         stop = _stop_at("qwen3-gqa", prompt, k, n) if i % 2 else []
         cases.append(_case(f"random-{i}", "qwen3-gqa", prompt, n, stop))
     for i in range(2):
-        prompt = [rng.randrange(2048) for _ in range(rng.randint(16, 32))]
+        # A calibrated case has one shape on every seed (only its tokens are drawn): the
+        # judge measures the reference once per case name, not once per submission.
+        prompt = [rng.randrange(2048) for _ in range(LONG_PROMPT)]
         cases.append(_case(f"long-{i}", "qwen3-gqa-wide", prompt, 180, calibrated=True))
     return cases
 

@@ -1,6 +1,6 @@
-# expect: WA at case equal-lengths-no-padding
+# expect: TLE at case cpu-rule-eight-rows
 # differs: 3 lines
-# Decodes each prompt alone: right tokens, but one model call per token per row, past the budget.
+# Decodes each prompt alone: right tokens, but a model call per token per row: over the CPU rule.
 """Reference: left padding, an attention mask over cached + new tokens, one forward per step."""
 
 import torch
