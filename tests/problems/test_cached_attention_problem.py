@@ -1,10 +1,11 @@
 """cached-attention: the expected side is mini_llm's own attention, to the stated tolerance.
 
 The problem's expected observations come from reference.py, written out op by op; here
-mini_llm's Attention module, built from the same weights, is judged as a submission: it
-must be accepted on every case, and the reference's outputs must equal it within the
-tolerance the statement gives. A full causal pass over the whole sequence must agree with
-the chunked calls too: that is what the cache is for.
+mini_llm's attention (mini_llm.attention), run on the same weights, drives every case in
+this process: the reference's outputs must equal it within the tolerance the statement
+gives. As a submission it is refused: mini_llm's attention is what the problem withholds.
+A full causal pass over the whole sequence must agree with the chunked calls too: that is
+what the cache is for.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ REFERENCE = load_module(PROBLEM.reference_source(), "reference", str(PROBLEM.pat
 # case's weights, and a one-layer cache that starts from the given keys and values.
 MINI_LLM_SUBMISSION = """
 import torch
+from mini_llm.attention import Context, Positions, attend, rotary_tables
 from mini_llm.config import ModelConfig
-from mini_llm.model import Attention, Positions, RotaryEmbedding
+from mini_llm.model import Attention
 
 
 class _Cache:
@@ -60,13 +62,13 @@ def attention_forward(x, weights, cache_k, cache_v, config):
         attn.q_norm.weight.data = weights["q_norm"]
         attn.k_norm.weight.data = weights["k_norm"]
     start = cache_k.shape[2]
-    rope = RotaryEmbedding(cfg.head_dim, cfg.rope_theta)(
+    rope = rotary_tables(cfg.head_dim, cfg.rope_theta)(
         Positions(start, start + T, None), torch.float32, x.device
     )
     visible = torch.arange(start + T) <= (start + torch.arange(T))[:, None]  # (T, S)
     mask = None if start == 0 else visible[None, None].expand(B, 1, T, start + T)
     cache = _Cache(cache_k, cache_v)
-    out = attn(x.reshape(B * T, D), B, rope, mask, cache).view(B, T, D)
+    out = attend(attn, x.reshape(B * T, D), B, Context(rope, mask), cache).view(B, T, D)
     return out, cache.k, cache.v
 """
 
@@ -103,6 +105,11 @@ def test_chunked_calls_equal_one_causal_pass_over_the_whole_sequence(case: dict)
     assert torch.allclose(chunks[-1]["result"]["keys"], whole["keys"], rtol=1e-4, atol=1e-5)
 
 
-def test_mini_llm_attention_is_accepted() -> None:
+def test_mini_llm_attention_as_a_submission_is_refused_saying_it_is_the_exercise() -> None:
+    """Issue 20: handing the layer to mini_llm's own attention was AC; the problem withholds
+    it, and the learner is told why (not an IE, not a bare ImportError)."""
     report = judge_source(PROBLEM, MINI_LLM_SUBMISSION, seed=7)
-    assert report.verdict is Verdict.AC, report.to_dict()
+    assert report.verdict is Verdict.CE, report.to_dict()
+    assert report.compile_error is not None
+    assert report.compile_error["message_key"] == "load.withheld"
+    assert "mini_llm.attention" in str(report.compile_error["message"])

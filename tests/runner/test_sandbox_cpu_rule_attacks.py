@@ -1,10 +1,10 @@
 """Red-team pass on the torch tier: the CPU-time rule in the sandbox against work hidden in
 helper processes (the synthetic problem of tests/judge/test_torch_tier_attacks.py).
 
-With job cgroups the kernel counts every process the job ever ran, so the helper is caught;
-without them (a runner not started as root) the count falls back to the job's pid 1 in
-/proc, which misses children it has not reaped, and the rule is evaded while reports
-still say it is enforced.
+With job cgroups the kernel counts every process the job ever ran; without them (a runner
+not started as root) the count walks the job's pid namespace, which cannot see a helper
+the kernel reaped by itself. Under a CPU rule a job may start no process at all (threads
+only), with or without cgroups, so neither kind of helper can start.
 """
 
 from __future__ import annotations
@@ -93,6 +93,32 @@ def total(n):
 """
 
 
+# Issue 20, section 4: a helper the kernel reaps by itself (SIGCHLD ignored) leaves nothing
+# in any walk over the job's processes: forked for each case, it does the quadratic work
+# and is gone before the next CPU reading.
+SELF_REAPED_HELPER = """\
+import os
+import signal
+
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+
+def total(n):
+    r, w = os.pipe()
+    if os.fork() == 0:
+        acc = 0
+        for i in range(n):
+            prefix = 0
+            for j in range(i + 1):
+                prefix += j
+            acc = prefix
+        os.write(w, str(acc).encode())
+        os._exit(0)
+    os.close(w)
+    return int(os.read(r, 64))
+"""
+
+
 def _problem(make_problem: MakeProblem) -> ProblemSpec:
     folder = make_problem(files={"cases.py": CASES, "reference.py": LINEAR}, slug="work", toml=TOML)
     return load_problem(folder)
@@ -109,18 +135,26 @@ def _judge(problem: ProblemSpec, source: str, cgroups: bool) -> Report:
 
 
 @pytest.mark.skipif(detect().version == 0, reason="needs job cgroups (root)")
-def test_a_forked_helpers_work_is_counted_by_the_jobs_cgroup(make_problem: MakeProblem) -> None:
-    report = _judge(_problem(make_problem), QUADRATIC_IN_A_HELPER, cgroups=True)
-    assert report.verdict is Verdict.TLE, [(c.name, c.verdict, c.message) for c in report.cases]
-
-
-def test_without_job_cgroups_a_forked_helper_cannot_hide_its_cpu_time(
+def test_with_job_cgroups_a_helper_cannot_start_and_the_report_names_the_count(
     make_problem: MakeProblem,
 ) -> None:
-    report = _judge(_problem(make_problem), QUADRATIC_IN_A_HELPER, cgroups=False)
-    if report.environment.get("cpu_rule") != "enforced":
-        return  # saying the rule is not enforced here would be honest too
-    assert report.verdict is Verdict.TLE, (
-        "the report says the CPU rule is enforced, yet a helper's quadratic work went "
-        f"uncounted: {[(c.name, c.verdict, c.message) for c in report.cases]}"
+    report = _judge(_problem(make_problem), QUADRATIC_IN_A_HELPER, cgroups=True)
+    assert report.verdict is Verdict.RE, [(c.name, c.verdict, c.message) for c in report.cases]
+    assert report.environment["cpu_rule"].startswith(
+        "enforced: CPU time counted by the job's cgroup"
     )
+
+
+@pytest.mark.parametrize(
+    "source", [QUADRATIC_IN_A_HELPER, SELF_REAPED_HELPER], ids=["kept", "self-reaped"]
+)
+def test_without_job_cgroups_no_helper_can_start_to_hide_its_cpu_time(
+    make_problem: MakeProblem, source: str
+) -> None:
+    """Issue 20, section 4: a self-reaped helper was 0.02 s counted of 3 s burnt here."""
+    report = _judge(_problem(make_problem), source, cgroups=False)
+    assert report.environment["cpu_rule"] == (
+        "enforced: CPU time counted by the job's pid namespace, walked in /proc; "
+        "new processes refused"
+    )
+    assert report.verdict is Verdict.RE, [(c.name, c.verdict, c.message) for c in report.cases]
