@@ -68,3 +68,83 @@ def test_concurrent_requests_compute_once(add_problem: ProblemSpec) -> None:
 def test_cache_size_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_entries must be >= 1"):
         ReferenceCache(max_entries=0)
+
+
+CALIBRATED_TOML = """\
+slug = "work"
+order = 1
+chapter = "test"
+tier = "browser"
+points = 10
+tags = ["test"]
+
+[title]
+zh = "计算"
+en = "Work"
+
+[limits]
+time_per_case_s = 30.0
+total_time_s = 60.0
+memory_mb = 128
+cpu_vs_reference = 2.0
+cpu_slack_s = 0.05
+
+[submission]
+names = ["total"]
+
+[checker]
+kind = "value"
+"""
+# One public calibrated case, and one hidden whose shape is the same on every seed.
+CALIBRATED_CASES = """\
+def public_cases():
+    return [{"name": "long", "args": [3000, 0], "calibrated": True}]
+
+
+def generated_cases(rng):
+    return [{"name": "long-0", "args": [3000, rng.randrange(100)], "calibrated": True}]
+
+
+def run(sub, args):
+    return sub.total(*args)
+"""
+CALIBRATED_REFERENCE = "def total(n, k):\n    return sum(range(n)) + k\n"
+
+
+class _CountingLauncher:
+    """The local launcher, counting the jobs it starts (each calibration is one)."""
+
+    name = "local"
+
+    def __init__(self, workdir: Path) -> None:
+        from judge.launch import LocalLauncher
+
+        self.inner = LocalLauncher(workdir)
+        self.cpu_accounting = self.inner.cpu_accounting
+        self.launched = 0
+
+    def launch(self, problem, limits):  # type: ignore[no-untyped-def]
+        self.launched += 1
+        return self.inner.launch(problem, limits)
+
+
+def test_calibration_runs_once_per_case_name_whatever_the_seed(
+    make_problem, tmp_path: Path
+) -> None:
+    """Issue 20: every submission now has a seed of its own; a calibrated case costs the same
+    on every seed, so measuring the reference again for each one would only add latency."""
+    folder = make_problem(
+        files={"cases.py": CALIBRATED_CASES, "reference.py": CALIBRATED_REFERENCE},
+        slug="work",
+        toml=CALIBRATED_TOML,
+    )
+    problem = ProblemSet(folder.parent).get("work")
+    cache = ReferenceCache()
+    launcher = _CountingLauncher(tmp_path)
+    first = cache.cpu(problem, 1, launcher)
+    assert first is not None and set(first) == {"long", "long-0"}
+    assert launcher.launched == 1
+    for seed in (2, 3, 4):
+        again = cache.cpu(problem, seed, launcher)
+        assert again is not None and set(again) == {"long", "long-0"}
+    assert launcher.launched == 1  # no seed brought a name not measured before
