@@ -12,6 +12,8 @@ import time
 
 from flask import Flask, Response, g, request
 
+from web.logsafe import printable
+
 log = logging.getLogger("web.access")
 REQUEST_ID_HEADER = "X-Request-ID"
 
@@ -34,7 +36,7 @@ def register(app: Flask) -> None:
         user = str(viewer.id) if viewer is not None else "-"
         fields = {
             "method": request.method,
-            "path": _printable(request.path),
+            "path": printable(request.path),  # also escaped for structured handlers
             "status": response.status_code,
             "duration_ms": round(ms, 1),
             "user_id": user,
@@ -42,8 +44,3 @@ def register(app: Flask) -> None:
         }
         log.info("%s %s %d %.1fms user=%s request=%s", *fields.values(), extra={"access": fields})
         return response
-
-
-def _printable(text: str) -> str:
-    """Control characters escaped, so a path with %0A cannot forge a second log line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -10,7 +10,7 @@ from flask import Flask, current_app, g, redirect, request, url_for
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from web import access_log, csp, filemodes, inputs, migrate
+from web import access_log, csp, filemodes, inputs, logsafe, migrate
 from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
 from web.catalog import ProblemCatalog
 from web.config import QueueKind, WebConfig, load_config
@@ -32,6 +32,7 @@ CSRF_EXEMPT = frozenset({"api_accounts.register", "api_accounts.token"})
 
 
 def build_app(config: WebConfig | None = None) -> Flask:
+    logsafe.install()  # every log line of the process escapes what clients sent
     config = config or load_config()
     filemodes.create_private_database(config.database_url)  # 0600 before SQLite creates it
     migrate.upgrade(config.database_url)

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from judge.speed import hardware
-from web import fleet, jobs, migrate, runs
+from web import fleet, jobs, logsafe, migrate, runs
 from web.catalog import ProblemCatalog
 from web.celery_queue import (
     TASK_JUDGE,
@@ -99,6 +99,7 @@ def run_worker(
     config: WebConfig, capabilities: tuple[Capability, ...], concurrency: int, name: str = ""
 ) -> int:
     """Serve the queues until SIGTERM or SIGINT (a warm shutdown: running jobs finish)."""
+    logsafe.install()  # a forged message's text reaches Celery's log lines too
     gpus = gpu_nodes()
     check_capabilities(capabilities, gpus)
     migrate.upgrade(config.database_url)  # a worker may start before any server has
