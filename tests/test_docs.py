@@ -123,3 +123,23 @@ def test_the_makefile_installs_no_service_that_nothing_uses(debian: str, module:
         for p in (REPO / top).rglob("*.py")
     )
     assert used or debian not in _apt_packages()
+
+
+def test_the_runners_rules_section_names_every_problem_and_its_trusted_figures() -> None:
+    """Issue 20: docs/RUNNER.md lists every rule of every problem and where its figure comes
+    from; a problem added without a line there, or a CPU or speed rule left out, fails."""
+    from judge.problemset import ProblemSet
+
+    text = (REPO / "docs" / "RUNNER.md").read_text(encoding="utf-8")
+    start = text.index("## The rules of every problem")
+    section = text[start : text.index("\n## ", start + 1)]
+    for problem in ProblemSet().all():
+        assert problem.slug in section, f"RUNNER.md's rules do not name {problem.slug}"
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines() if "|" in line}
+    cpu = next(row for name, row in rows.items() if name.startswith("CPU time"))
+    speed = next(row for name, row in rows.items() if name.startswith("a speed score"))
+    withheld = next(row for name, row in rows.items() if name.startswith("the part"))
+    for problem in ProblemSet().all():
+        assert (problem.slug in cpu) == (problem.cpu_rule is not None), problem.slug
+        assert (problem.slug in speed) == (problem.speed is not None), problem.slug
+        assert (problem.slug in withheld) == bool(problem.withheld), problem.slug
