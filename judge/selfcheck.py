@@ -3,7 +3,8 @@
 The reference is accepted on every case (public seed and two other seeds), the starter
 is not, every wrong solution fails exactly where its header declares (verdict, first
 failing case, and step of a trace) and differs from the reference by no more lines than
-it declares, and two runs of the reference give identical observations. difflib is
+it declares, every solutions/accepted/*.py (another right solution: slower, or another
+layout) is accepted, and two runs of the reference give identical observations. difflib is
 imported here only: `judge check` loads this module, `judge run` never does.
 
 A quiz proves itself the same way with answer sheets: answers.toml answers every question
@@ -159,6 +160,10 @@ def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | 
         source = solution.path.read_text(encoding="utf-8")
         checks.append(_fails_where_declared(problem, solution, trusted.judge(source)))
         checks.append(_diff_within_declared(solution, reference, source))
+    for path in problem.accepted_solutions():  # right in another way: never refused
+        report = trusted.judge(path.read_text(encoding="utf-8"))
+        detail = f"{report.passed}/{len(report.cases)} cases" + _why(report)
+        checks.append(Check(f"{path.name} AC", report.verdict is Verdict.AC, detail))
     checks.append(_determinism(problem))
 
 

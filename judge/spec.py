@@ -130,6 +130,11 @@ class ProblemSpec:
             return [load_wrong_sheet(p, _rel(p)) for p in sorted(folder.glob("*.json"))]
         return [load_wrong_solution(p, _rel(p)) for p in sorted(folder.glob("*.py"))]
 
+    def accepted_solutions(self) -> list[Path]:
+        """solutions/accepted/*.py: other right solutions than the reference (slower ones,
+        other layouts), each of which must be AC: the limits and rules leave room for them."""
+        return sorted((self.path / "solutions" / "accepted").glob("*.py"))
+
     def summary(self) -> dict[str, object]:
         """Public metadata as plain data (for --json and the web)."""
         return {

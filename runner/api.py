@@ -33,7 +33,10 @@ class Runner:
         *,
         problems_root: Path | None = None,
         server: bool = True,
-        cache_entries: int = 256,
+        # Every submission has a seed of its own, so an entry is used again only by the public
+        # seed's Runs and a submission's retries and rejudges; a torch problem's entry holds
+        # megabytes of expected tensors, and 32 of them bound that.
+        cache_entries: int = 32,
     ) -> None:
         self.problems = ProblemSet(problems_root)
         self.launcher = SandboxLauncher(pool_size=pool_size)

@@ -83,6 +83,23 @@ def test_the_default_fixture_passes_the_check(make_problem: MakeProblem) -> None
     assert failing(result) == {} and result.ok
 
 
+def test_an_accepted_solution_must_be_accepted(make_problem: MakeProblem) -> None:
+    """solutions/accepted/*.py: another right solution (slower, another layout) is AC, or the
+    check says the problem's rules refuse an honest solution."""
+    folder = make_problem(
+        files={
+            "solutions/accepted/by_loop.py": (
+                "def add(a, b):\n    total = a\n    total += b\n    return total\n"
+            ),
+            "solutions/accepted/not_really.py": "def add(a, b):\n    return a + b + 1\n",
+        }
+    )
+    result = check_problem(load_problem(folder))
+    names = [c.name for c in result.checks]
+    assert "by_loop.py AC" in names
+    assert list(failing(result)) == ["not_really.py AC"]
+
+
 def test_a_wrong_solution_failing_at_another_case_than_declared_fails_the_check(
     make_problem: MakeProblem,
 ) -> None:
