@@ -133,6 +133,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "which no name contains",
         "zh": "没有这个页面或资源：地址中的 {field} 含有 NUL 字符（%00），任何名字都不含这个字符",
     },
+    "diff_not_aligned": {
+        "en": "These two submissions differ in too many places to line them up: the {lines} "
+        "lines between their common beginning and end are shown as removed, then added.",
+        "zh": "这两次提交的差异太多，无法逐行对齐：两者开头和结尾相同部分之间的 {lines} 行"
+        "显示为先删除、再新增。",
+    },
     "err_bad_host": {
         "en": "the Host header is not a host name (a label is empty or longer than 63 characters)",
         "zh": "Host 请求头不是合法的主机名（其中某一段为空或超过 63 个字符）",

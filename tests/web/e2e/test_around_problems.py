@@ -1,6 +1,6 @@
 """Around the problems, in real headless Chromium: hints revealed one at a time (and still
 revealed after a reload), an old submission restored into the editor, a diff of two
-submissions, and a draft that follows the learner to a fresh browser context."""
+submissions (and of two too different to line up), and a draft that follows the learner to a fresh browser context."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from .pages import (
+    SLUG,
     SUBMIT,
     editor_text,
     open_problem,
@@ -92,6 +93,36 @@ def test_two_submissions_are_compared_line_by_line(page: Any) -> None:
     assert view.locator("tr.diff-del").count() == 0
     assert "lines added, 0 removed" in view.locator(".diff-title").inner_text()
     shoot(page, "42-diff")
+
+
+def test_two_submissions_too_different_to_line_up_are_compared_with_a_note(page: Any) -> None:
+    """The server's diff has a budget (issue 22): past it, the page says why the differing
+    lines are shown removed, then added."""
+    register(page)
+    open_problem(page)
+    token = page.request.get("/api/me").json()["csrf_token"]
+    for code in ("a = 1\n" * 1500, "a = 1\nb = 2\n" * 750):
+        sent = page.request.post(
+            "/api/submissions",
+            data={"problem": SLUG, "code": code},
+            headers={"X-CSRF-Token": token},
+        )
+        assert sent.status == 202, sent.text()
+    page.reload()
+    page.wait_for_selector(".workspace .cm-content")
+    page.click("button[data-tab=submissions]")
+    newest = page.locator("[data-panel=submissions] details.submission").first
+    newest.locator("summary").click()
+    picker = newest.locator("select[data-action=compare]")
+    picker.wait_for()
+    older = newest.evaluate(
+        "row => [...row.parentElement.querySelectorAll('details.submission')][1].dataset.submission"
+    )
+    picker.select_option(older)
+    note = newest.locator(".diff-view .diff-note")
+    note.wait_for()
+    assert "too many places to line them up" in note.inner_text()
+    assert newest.locator(".diff-view tr.diff-add").count() > 0
 
 
 def test_a_draft_follows_the_learner_to_a_fresh_browser(page: Any, browser: Any) -> None:

@@ -1,7 +1,8 @@
 // The learner's own submissions, in the problem page's Submissions tab: each opened one
 // gets "Restore into the editor" (its code replaces the editor's, after a confirm) and
-// "Compare with" another submission of the list (a line diff computed by the server with
-// difflib, GET /api/submissions/<id>/diff?against=<id>). submissions.js renders the
+// "Compare with" another submission of the list (a line diff computed by the server:
+// a shortest diff within a budget, GET /api/submissions/<id>/diff?against=<id>; past the
+// budget the server says so in `note`, shown above the rows). submissions.js renders the
 // rows; this module only adds to them, whenever a row's code appears.
 import { clear, h } from "./dom.js";
 import { requestJSON } from "./http.js";
@@ -57,7 +58,9 @@ export function diffView(diff) {
       h("td", { class: "diff-text" }, h("code", {}, line.text)),
     ),
   );
-  return h("div", { class: "diff-view" }, title, h("table", { class: "diff" }, h("tbody", {}, rows)));
+  // Two submissions too different to line up: the server's note (in the reader's language).
+  const note = diff.note ? h("p", { class: "diff-note muted" }, diff.note) : null;
+  return h("div", { class: "diff-view" }, title, note, h("table", { class: "diff" }, h("tbody", {}, rows)));
 }
 
 function otherIds(panel, id) {
