@@ -51,6 +51,7 @@ from web.i18n import translate
 log = logging.getLogger(__name__)
 
 BUSY_RETRY_S = 5
+LOG_EVERY_S = 60.0
 DEFAULT_CONNECTIONS = 1000
 DEFAULT_PER_ADDRESS = 64
 # Descriptors the process needs beside its connections (database, judge pools, logs).
@@ -162,6 +163,7 @@ class _Shares:
         self.limits = limits
         self.by_key: dict[str, set[_Channel]] = defaultdict(set)
         self.total = 0
+        self._said: dict[str, float] = {}
 
     def add(self, channel: _Channel) -> None:
         held = self.by_key[channel.key]
@@ -195,10 +197,19 @@ class _Shares:
             ]
             if ranked:
                 victim = min(ranked, key=lambda pair: pair[0])[1]
-                log.info("closing a connection of %s to make room", key)
+                self.say_once(key, "closing its longest-idle or slowest connection to make room")
                 victim.handle_close()
                 return True
         return False
+
+    def say_once(self, key: str, what: str) -> None:
+        """One warning a minute per address: an attack makes room thousands of times."""
+        now = time.monotonic()
+        if now - self._said.get(key, -LOG_EVERY_S) >= LOG_EVERY_S:
+            if len(self._said) > 10_000:
+                self._said.clear()
+            self._said[key] = now
+            log.warning("client %s: %s (said once a minute per client)", key, what)
 
 
 def _busy_response() -> bytes:
@@ -217,7 +228,7 @@ def _busy_response() -> bytes:
 
 
 class _Server(TcpWSGIServer):  # type: ignore[misc]
-    """One listening socket; its connections are made through `_admit`."""
+    """One listening socket; a connection it accepts is made a channel once room is made."""
 
     def __init__(self, app: Any, shares: _Shares, **kw: Any) -> None:
         self.shares = shares
@@ -225,16 +236,17 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
 
     @staticmethod
     def channel_class(server: _Server, conn: socket.socket, addr: Any, adj: Any, map: Any) -> None:
-        if server.shares.make_room(client_key(str(addr[0]))):
+        key = client_key(str(addr[0]))
+        if server.shares.make_room(key):
             _Channel(server, conn, addr, adj, map)
         else:
-            _refuse(conn, str(addr[0]))
+            server.shares.say_once(key, "refused: every one of its connections is busy")
+            _refuse(conn)
 
 
-def _refuse(conn: socket.socket, host: str) -> None:
+def _refuse(conn: socket.socket) -> None:
     """A short 503 and close; what the client already sent is read first, so that closing
     does not reset the connection before the answer is read."""
-    log.warning("refusing a connection from %s: every one of its connections is busy", host)
     conn.setblocking(False)
     try:
         conn.recv(65536)
