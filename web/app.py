@@ -80,7 +80,11 @@ def _make_state(config: WebConfig) -> PlatformState:
         _hide_from_submissions(judge, config)
         queue = _embedded_queue(config, sessions, catalog, judge)
         dispatch = LocalRunDispatch(sessions, catalog.get, judge, config.run_slots)
-    streams = StreamSlots(config.max_event_streams, config.event_streams_per_client)
+    streams = StreamSlots(
+        config.max_event_streams,
+        config.event_streams_per_client,
+        config.event_streams_per_address,
+    )
     runs = PublicRuns(sessions, dispatch, config.run_slots, keep_s=config.run_keep_s)
     limiter = make_limiter(config)
     if config.queue is QueueKind.CELERY and not config.ratelimit_url:

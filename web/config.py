@@ -78,8 +78,10 @@ class WebConfig:
     events_max_s: float = 55.0
     # Each open event stream holds one server thread; past this many, clients poll.
     max_event_streams: int = 8
-    # ... and one client (a user, or a visitor's address) may hold this many of them.
+    # ... one user (or a visitor, by address) may hold this many of them ...
     event_streams_per_client: int = 2
+    # ... and one client address (an IPv6 /64) this many, whichever accounts it uses.
+    event_streams_per_address: int = 4
     # Pause before re-queueing a job whose judge failed (IE), times the attempt number.
     retry_delay_s: float = 0.5
     start_workers: bool = True

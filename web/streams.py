@@ -1,32 +1,70 @@
 """Slots for open event streams: each holds a server thread for up to a minute, so their
-number is capped in all and per client (a user, or an address for visitors); past
-either cap the client is told to poll instead."""
+number is capped in all, per user and per client address (an IPv6 client's /64); past
+any cap the client is told to poll instead.
+
+The address cap is what keeps accounts apart from a crowd: four accounts from one
+address, each within its own share, held all 8 slots; an address now holds at most
+`per_address` of them (a classroom behind one NAT address then polls past that, which
+the page does by itself). A visitor is counted by its address alone.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 from collections import Counter
 
+StreamClaim = tuple[str, ...]  # the keys one open stream counts against
+
+
+def address_key(address: str) -> str:
+    """`address` as the client it stands for: an IPv6 address by its /64 (one host is given
+    a whole /64), anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return f"ip:{address}"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:  # ::ffff:10.0.0.1 is the IPv4 client 10.0.0.1
+            return f"ip:{ip.ipv4_mapped}"
+        return f"ip:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+    return f"ip:{ip}"
+
 
 class StreamSlots:
-    def __init__(self, total: int, per_client: int) -> None:
-        if total < 1 or per_client < 1:
-            raise ValueError(f"stream caps must be at least 1, got {total} and {per_client}")
+    def __init__(self, total: int, per_user: int, per_address: int) -> None:
+        if min(total, per_user, per_address) < 1:
+            raise ValueError(
+                f"stream caps must be at least 1, got {total}, {per_user} and {per_address}"
+            )
         self.total = total
-        self.per_client = per_client
+        self.caps = {"user": per_user, "ip": per_address}
         self._held: Counter[str] = Counter()
+        self._open = 0
         self._lock = threading.Lock()
 
-    def acquire(self, client: str) -> bool:
-        """Take a slot for `client`; False when all are taken or the client holds its share."""
+    def acquire(self, user_id: int | None, address: str) -> StreamClaim | None:
+        """Take a slot for a user (None: a visitor) at `address`, or None when every slot is
+        taken, or the user or the address holds its share."""
+        keys: StreamClaim = (address_key(address),)
+        if user_id is not None:
+            keys = (f"user:{user_id}", *keys)
         with self._lock:
-            if sum(self._held.values()) >= self.total or self._held[client] >= self.per_client:
-                return False
-            self._held[client] += 1
-            return True
+            full = self._open >= self.total
+            if full or any(self._held[k] >= self.caps[k.partition(":")[0]] for k in keys):
+                return None
+            self._held.update(keys)
+            self._open += 1
+            return keys
 
-    def release(self, client: str) -> None:
+    def release(self, claim: StreamClaim) -> None:
         with self._lock:
-            self._held[client] -= 1
-            if self._held[client] <= 0:
-                del self._held[client]
+            self._open -= 1
+            self._held.subtract(claim)
+            for key in claim:
+                if self._held[key] <= 0:
+                    del self._held[key]
+
+    def open_streams(self) -> int:
+        with self._lock:
+            return self._open

@@ -21,6 +21,9 @@ from web.state import platform
 
 bp = Blueprint("api_submissions", __name__)
 POLL_S = 0.25  # how often an event stream re-reads the row
+# A comment line this often when nothing changed: a server learns that its client hung up
+# only when a write fails, and the slot is freed then, not when the status next changes.
+HEARTBEAT_S = 1.0
 
 
 @bp.post("/submissions")
@@ -88,8 +91,8 @@ def events(submission_id: int) -> Response:
     state = platform()
     hidden = submissions.hidden_for(state, g.db, g.viewer)
     submissions.find(g.db, submission_id, hidden)  # 404 before a stream starts
-    client = f"user:{g.viewer.id}" if g.viewer is not None else f"ip:{client_ip()}"
-    if not state.streams.acquire(client):
+    claim = state.streams.acquire(g.viewer.id if g.viewer is not None else None, client_ip())
+    if claim is None:
         raise ApiError(
             503,
             "streams_busy",
@@ -102,7 +105,7 @@ def events(submission_id: int) -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    response.call_on_close(lambda: state.streams.release(client))  # also when it goes away
+    response.call_on_close(lambda: state.streams.release(claim))  # also when it goes away
     return response
 
 
@@ -116,6 +119,7 @@ def _stream(
     # Its own short sessions: the request's session is closed once the response starts.
     last: tuple[object, object] | None = None
     yield "retry: 1000\n\n"
+    written = time.monotonic()
     while time.monotonic() < deadline:
         with sessions() as db:
             view = _view(db, viewer, submission_id, hidden)
@@ -126,7 +130,11 @@ def _stream(
             final = view["status"] == SubmissionStatus.DONE
             kind = SubmissionStatus.DONE.value if final else "status"
             yield f"event: {kind}\ndata: {json.dumps(view, ensure_ascii=False)}\n\n"
+            written = time.monotonic()
             if final:
                 return
+        elif time.monotonic() - written >= HEARTBEAT_S:
+            yield ": waiting\n\n"  # a comment: EventSource ignores it
+            written = time.monotonic()
         time.sleep(POLL_S)
     yield "event: timeout\ndata: {}\n\n"
