@@ -70,7 +70,16 @@ def test_greedy_tokens_are_never_near_ties_on_the_public_seed(
 
 
 def test_a_preallocated_cache_is_accepted_too() -> None:
-    """mini_llm's own KVCache grows doubling buffers and hands out views: another design that
-    keeps the same contract, so it must be AC as well."""
-    report = judge_source(PROBLEM, "from mini_llm.kv_cache import KVCache\n", seed=7)
+    """A cache that grows doubling buffers and hands out views (as mini_llm's own does, which
+    the problem withholds) keeps the same contract, so it must be AC as well."""
+    source = (PROBLEM.path / "solutions" / "accepted" / "preallocated_buffers.py").read_text()
+    report = judge_source(PROBLEM, source, seed=7)
     assert report.verdict is Verdict.AC, report.to_dict()
+
+
+def test_mini_llms_own_cache_is_refused_saying_the_cache_is_the_exercise() -> None:
+    """Issue 20: `from mini_llm.kv_cache import KVCache` was AC."""
+    report = judge_source(PROBLEM, "from mini_llm.kv_cache import KVCache\n", seed=7)
+    assert report.verdict is Verdict.CE
+    assert report.compile_error is not None
+    assert report.compile_error["message_key"] == "load.withheld"
