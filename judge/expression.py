@@ -1,4 +1,4 @@
-"""A learner's short formula (a quiz answer such as `n * p + n * (n - 1) / 2`), as data.
+"""A learner's short formula (a quiz answer such as `2 * layers * heads * dim`), as data.
 
 Parsed with `ast` and evaluated by walking the tree here: never `eval`, `exec` or
 `compile` to code. Allowed: int and float literals, the question's declared variables,

@@ -211,6 +211,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.api import accounts, admin, leaderboard, problems, runs, submissions
     from web.pages import accounts as page_accounts
     from web.pages import admin as page_admin
+    from web.pages import bundles as page_bundles
     from web.pages import leaderboard as page_leaderboard
     from web.pages import problems as page_problems
     from web.pages import submissions as page_submissions
@@ -220,6 +221,7 @@ def _register_blueprints(app: Flask) -> None:
     for module in (
         page_accounts,
         page_admin,
+        page_bundles,
         page_leaderboard,
         page_problems,
         page_submissions,

@@ -1,14 +1,18 @@
 """Write the public material the browser loads: judge.zip and problems/<slug>.json.
 
 Run as `python -m web.build_bundles --out web/static/dist` (the front-end build does).
-Only public material leaves here: the judge package's own modules and each problem's
+Only public material leaves here: the judge modules the browser imports (the import
+closure of judge/browser.py, read from the sources with ast) and each problem's
 `public_bundle`. As a last line of defence the build refuses to write a bundle that
-contains a distinctive line of a problem's reference or of a known-wrong solution.
+contains a distinctive line of a problem's reference or of a known-wrong solution, and a
+judge.zip that contains an answer key's text or an editorial's line (a docstring of
+judge/expression.py once quoted a quiz's answer).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import sys
 import zipfile
@@ -34,11 +38,76 @@ class BuildSummary:
         return f"judge.zip ({self.judge_modules} modules), {len(self.problems)} problem bundles"
 
 
-def write_judge_zip(judge_dir: Path, target: Path) -> int:
-    """Zip judge/*.py (no subfolders, no caches) as the importable package `judge`."""
-    modules = sorted(judge_dir.glob("*.py"))
-    if not any(path.name == "__init__.py" for path in modules):
+BROWSER_ENTRY = "browser"  # the module the Pyodide worker imports (web/frontend/src/worker.js)
+
+
+def browser_modules(judge_dir: Path) -> list[Path]:
+    """judge/__init__.py and the modules judge/browser.py imports, directly or through
+    another, at module level or inside a function (either may run in the browser); not
+    what only `if TYPE_CHECKING:` imports (that never runs)."""
+    if not (judge_dir / "__init__.py").is_file():
         raise FileNotFoundError(f"{judge_dir} has no __init__.py: is the judge core present?")
+    if not (judge_dir / f"{BROWSER_ENTRY}.py").is_file():
+        raise FileNotFoundError(f"{judge_dir} has no {BROWSER_ENTRY}.py: nothing to zip for")
+    seen: set[str] = set()
+    todo = ["__init__", BROWSER_ENTRY]
+    while todo:
+        name = todo.pop()
+        path = judge_dir / f"{name}.py"
+        if name in seen or not path.is_file():
+            continue  # a name that is no module of ours: the standard library's, or a class
+        seen.add(name)
+        todo += _judge_imports(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    return sorted(judge_dir / f"{name}.py" for name in seen)
+
+
+def _judge_imports(tree: ast.Module) -> list[str]:
+    """The modules of the package `judge` that `tree` imports (candidates: a name that is
+    no file is dropped by the caller)."""
+    found: list[str] = []
+    for node in _runnable_nodes(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name.split(".")[1] for a in node.names if a.name.startswith("judge.")]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 0 and not (module == "judge" or module.startswith("judge.")):
+                continue
+            parts = module.split(".")[1:] if node.level == 0 else module.split(".")
+            if parts and parts[0]:
+                found.append(parts[0])  # from judge.x import y / from .x import y
+            else:
+                found += [a.name for a in node.names]  # from judge import x / from . import x
+    return found
+
+
+def _runnable_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of `tree`, less the bodies of `if TYPE_CHECKING:`."""
+    nodes: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack += node.orelse
+            continue
+        stack += ast.iter_child_nodes(node)
+    return nodes
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"
+
+
+def write_judge_zip(judge_dir: Path, target: Path, secrets: dict[str, str] | None = None) -> int:
+    """Zip the browser's judge modules as the importable package `judge`; refuse (before
+    writing) a module that holds one of `secrets` (text -> where it comes from)."""
+    modules = browser_modules(judge_dir)
+    for path in modules:
+        text = path.read_text(encoding="utf-8")
+        for line, origin in (secrets or {}).items():
+            if line in text:
+                raise BundleLeakError(f"judge.zip: judge/{path.name} holds {origin}: {line!r}")
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in modules:
             info = zipfile.ZipInfo(f"judge/{path.name}", date_time=ZIP_DATE)
@@ -66,6 +135,36 @@ SECRET_FILES = ("reference.py", "answers.toml", "editorial.zh.md", "editorial.en
 SECRET_SOLUTIONS = ("solutions/**/*.py", "solutions/**/*.json")
 
 
+# Never in any served file, the judge's own modules included: what a quiz's answer key says
+# (its answers, at least this long: "k" or "causal" are everyday words) and the editorials.
+MIN_ANSWER = 8
+ANSWER_FILES = ("answers.toml", "editorial.zh.md", "editorial.en.md")
+
+
+def answer_lines(problem_dir: Path) -> dict[str, str]:
+    """The answer key's texts and the editorials' lines that no public file of the problem
+    carries -> their file (what judge.zip is checked for)."""
+    public = _public_text(problem_dir)
+    found: dict[str, str] = {}
+    for path in (problem_dir / name for name in ANSWER_FILES):
+        if not path.is_file():
+            continue
+        shortest = MIN_ANSWER if path.suffix == ".toml" else MIN_SECRET_LINE
+        for line in _telling_lines(path):
+            text = line.strip()
+            if len(text) >= shortest and text not in public:
+                found.setdefault(text, str(path.relative_to(problem_dir.parent)))
+    return found
+
+
+def _public_text(problem_dir: Path) -> str:
+    return "\n".join(
+        (problem_dir / name).read_text(encoding="utf-8")
+        for name in PUBLIC_FILES
+        if (problem_dir / name).is_file()
+    )
+
+
 def secret_lines(problem_dir: Path) -> dict[str, str]:
     """Distinctive lines of the reference (a quiz's answers.toml) and the known-wrong
     solutions (a quiz's wrong answer sheets) -> their file.
@@ -73,11 +172,7 @@ def secret_lines(problem_dir: Path) -> dict[str, str]:
     Text that also appears in a public file is public and not counted: the starter
     shares imports, the signature and scaffolding (sometimes with a comment added).
     """
-    public = "\n".join(
-        (problem_dir / name).read_text(encoding="utf-8")
-        for name in PUBLIC_FILES
-        if (problem_dir / name).is_file()
-    )
+    public = _public_text(problem_dir)
     secrets: dict[str, str] = {}
     solutions = sorted(p for pattern in SECRET_SOLUTIONS for p in problem_dir.glob(pattern))
     for path in [*(problem_dir / name for name in SECRET_FILES), *solutions]:
@@ -160,7 +255,10 @@ def write_problem_bundles(problems_dir: Path, target: Path) -> tuple[str, ...]:
 
 def build(out: Path, judge_dir: Path, problems_dir: Path) -> BuildSummary:
     out.mkdir(parents=True, exist_ok=True)
-    modules = write_judge_zip(judge_dir, out / "judge.zip")
+    answers: dict[str, str] = {}
+    for folder in sorted(p for p in problems_dir.iterdir() if (p / "problem.toml").is_file()):
+        answers.update(answer_lines(folder))
+    modules = write_judge_zip(judge_dir, out / "judge.zip", answers)
     problems = write_problem_bundles(problems_dir, out / "problems")
     return BuildSummary(judge_modules=modules, problems=problems)
 

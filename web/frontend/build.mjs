@@ -3,7 +3,7 @@
 //   worker.js          the Pyodide Web Worker (esbuild bundle of src/worker.js)
 //   pyodide/           Pyodide's runtime files, copied from the npm package
 //   fonts/             KaTeX fonts referenced by app.css
-//   judge.zip          the judge/ package (judge/*.py only) for the worker to unpack, and
+//   judge.zip          the judge modules judge/browser.py imports, for the worker to unpack, and
 //   problems/*.json    each problem's public bundle; both written by `python -m web.build_bundles`
 // Nothing here is fetched from the network at run time: the page works offline.
 import { execFileSync } from "node:child_process";

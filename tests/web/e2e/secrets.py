@@ -121,3 +121,75 @@ def _our_sources(data: bytes) -> list[str]:
 
 def leaks(text: str, secrets: dict[str, str]) -> list[str]:
     return [f"{origin}: {line!r}" for line, origin in secrets.items() if line in text]
+
+
+MIN_ANSWER = 8  # an answer key's value ("p + n - 1"); "k" or "causal" prove nothing
+EDITORIALS = ("editorial.zh.md", "editorial.en.md")
+
+
+def answer_key_text(problem: Path) -> dict[str, str]:
+    """What a problem keeps for the server alone, as text: every string of answers.toml
+    (an answer, an explanation, line by line), every line of the editorials, and the
+    hidden points an expression question is checked at, less what the problem's public
+    files say. Unlike a reference line, none of it may be in any served file, the judge's
+    own sources included (a docstring of judge/expression.py once quoted an answer)."""
+    import tomllib
+
+    public = "\n".join(
+        (problem / name).read_text(encoding="utf-8")
+        for name in PUBLIC_FILES
+        if (problem / name).is_file()
+    )
+    found: dict[str, str] = {}
+    key = problem / "answers.toml"
+    if key.is_file():
+        data = tomllib.loads(key.read_text(encoding="utf-8"))
+        for value in _json_strings(data):
+            parts = [value.strip(), *(line.strip() for line in value.splitlines())]
+            for text in parts:
+                long_enough = len(text) >= (MIN_ANSWER if "\n" not in value else MIN_LINE)
+                if long_enough and text not in public:
+                    found.setdefault(text, f"{problem.name}/answers.toml")
+        for question in data.values():
+            points = question.get("points", []) if isinstance(question, dict) else []
+            for point in points:
+                text = json.dumps(point, sort_keys=True, ensure_ascii=False)
+                if text not in public:
+                    found.setdefault(text, f"{problem.name}/answers.toml (a hidden point)")
+    for name in EDITORIALS:
+        path = problem / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            text = line.strip()
+            if len(text) >= MIN_LINE and text not in public:
+                found.setdefault(text, f"{problem.name}/{name}")
+    return found
+
+
+HIDDEN_SEEDS = (1, 2, 3)
+MIN_ARGS = 24  # a case's arguments as JSON; shorter ones ({"n": 1}) recur by chance
+
+
+def hidden_case_text(problem: Path) -> dict[str, str]:
+    """The arguments of a browser-tier code problem's hidden cases, as the bundle would
+    write them, for a few seeds other than the public one (those that the public seed
+    draws too are public)."""
+    from judge.cases import PUBLIC_SEED, build_cases
+    from judge.spec import load_problem
+
+    spec = load_problem(problem)
+    if spec.tier != "browser" or spec.quiz is not None:
+        return {}
+
+    def shown(args: object) -> str:
+        return json.dumps(args, sort_keys=True, ensure_ascii=False)
+
+    public = {shown(c.args) for c in build_cases(spec, PUBLIC_SEED)}
+    found: dict[str, str] = {}
+    for seed in HIDDEN_SEEDS:
+        for case in build_cases(spec, seed):
+            text = shown(case.args)
+            if len(text) >= MIN_ARGS and text not in public:
+                found.setdefault(text, f"{problem.name}: hidden case {case.name} (seed {seed})")
+    return found

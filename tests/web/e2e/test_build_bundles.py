@@ -4,30 +4,124 @@ stops the build with a message naming the file and the line."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from web import build_bundles
-from web.build_bundles import BundleLeakError, check_no_leak, secret_lines, write_judge_zip
+from web.build_bundles import (
+    BundleLeakError,
+    answer_lines,
+    browser_modules,
+    check_no_leak,
+    secret_lines,
+    write_judge_zip,
+)
 
 from .conftest import PROBLEMS, ROOT
 
 SLUG = "kv-bytes-per-token"
 
 
-def test_judge_zip_holds_only_top_level_modules(tmp_path: Path) -> None:
+def test_judge_zip_holds_the_import_closure_of_the_browser_module_only(tmp_path: Path) -> None:
+    """Regression (issue 22): judge.zip carried every module of judge/, the CLI's and the
+    server's too. Imports inside functions count (they may run); `if TYPE_CHECKING:` ones
+    never run."""
     judge = tmp_path / "judge"
     (judge / "__pycache__").mkdir(parents=True)
     (judge / "__init__.py").write_text("")
-    (judge / "core.py").write_text("X = 1\n")
+    (judge / "browser.py").write_text(
+        "import json\nfrom judge.core import X\nfrom judge import helpers\n"
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from judge.typing_only import T\n"
+        "def later():\n    from .lazy import run\n    import judge.dotted\n"
+    )
+    (judge / "core.py").write_text("from .deep import Y\nX = 1\n")
+    for name in ("helpers", "deep", "lazy", "dotted", "typing_only", "cli", "session"):
+        (judge / f"{name}.py").write_text("Z = 1\n")
     (judge / "notes.txt").write_text("not code")
     (judge / "__pycache__" / "core.cpython-311.pyc").write_bytes(b"\0")
     target = tmp_path / "judge.zip"
-    assert write_judge_zip(judge, target) == 2
+    assert write_judge_zip(judge, target) == 7
     with zipfile.ZipFile(target) as archive:
-        assert sorted(archive.namelist()) == ["judge/__init__.py", "judge/core.py"]
+        names = sorted(archive.namelist())
+    assert names == [
+        f"judge/{n}.py"
+        for n in sorted(("__init__", "browser", "core", "deep", "helpers", "lazy", "dotted"))
+    ]
+
+
+def test_the_real_judge_zip_leaves_out_what_the_browser_never_imports() -> None:
+    names = {path.stem for path in browser_modules(ROOT / "judge")}
+    assert {"browser", "grading", "quiz", "expression", "__init__"} <= names
+    assert not names & {"cli", "session", "launch", "judging", "selfcheck", "problemset"}
+
+
+BROWSER_RUN = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, sys.argv[1])  # judge.zip alone: run with -S, no site-packages
+    import judge.browser
+    for line in sys.stdin:
+        bundle_path, source_path = json.loads(line)
+        report = judge.browser.run_public(open(bundle_path).read(), open(source_path).read())
+        print(json.dumps(json.loads(report)["verdict"]))
+    print(json.dumps([judge.__file__, sorted(m for m in sys.modules if m.startswith("judge."))]))
+    """
+)
+
+
+def test_judge_zip_alone_judges_every_browser_problem(tmp_path: Path) -> None:
+    """The closure is complete: in an interpreter that has only the standard library and
+    judge.zip, every browser-tier bundle judges its reference AC and its starter not AC
+    (a failing case also draws its picture)."""
+    summary = build_bundles.build(tmp_path, ROOT / "judge", PROBLEMS)
+    runs: list[tuple[str, str, bool]] = []
+    for slug in summary.problems:
+        bundle = json.loads((tmp_path / "problems" / f"{slug}.json").read_text("utf-8"))
+        if bundle.get("kind") == "quiz" or not bundle.get("runnable", True):
+            continue
+        runs.append((slug, str(PROBLEMS / slug / "reference.py"), True))
+        runs.append((slug, str(PROBLEMS / slug / "starter.py"), False))
+    lines = "".join(
+        json.dumps([str(tmp_path / "problems" / f"{slug}.json"), source]) + "\n"
+        for slug, source, _ in runs
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", BROWSER_RUN, str(tmp_path / "judge.zip")],
+        input=lines,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    *verdicts, imported = done.stdout.splitlines()
+    for (slug, source, good), verdict in zip(runs, verdicts, strict=True):
+        assert (json.loads(verdict) == "AC") is good, (slug, source, verdict)
+    assert runs, "there are browser-tier code problems"
+    where, modules = json.loads(imported)
+    assert where == str(tmp_path / "judge.zip" / "judge" / "__init__.py"), where
+    assert set(modules) <= {f"judge.{path.stem}" for path in browser_modules(ROOT / "judge")}
+
+
+def test_a_judge_module_quoting_an_answer_key_stops_the_build(tmp_path: Path) -> None:
+    """Regression (issue 22): judge/expression.py's docstring quoted the self-test quiz's
+    answer (`n * p + n * (n - 1) / 2`), and judge.zip served it to every browser."""
+    judge = tmp_path / "judge"
+    judge.mkdir()
+    (judge / "__init__.py").write_text("")
+    (judge / "browser.py").write_text('"""A formula such as `n * p + n * (n - 1) / 2`."""\n')
+    answers = answer_lines(PROBLEMS / "self-test")
+    assert "n * p + n * (n - 1) / 2" in answers
+    with pytest.raises(BundleLeakError, match=r"judge/browser.py holds self-test/answers.toml"):
+        write_judge_zip(judge, tmp_path / "judge.zip", answers)
+    assert not (tmp_path / "judge.zip").exists()
+    editorial = PROBLEMS / "kv-bytes-per-token" / "editorial.en.md"
+    assert set(answer_lines(editorial.parent).values()) >= {"kv-bytes-per-token/editorial.en.md"}
 
 
 def test_judge_zip_is_identical_across_builds(tmp_path: Path) -> None:
@@ -36,9 +130,12 @@ def test_judge_zip_is_identical_across_builds(tmp_path: Path) -> None:
     assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
 
 
-def test_a_folder_without_init_is_refused(tmp_path: Path) -> None:
+def test_a_folder_without_init_or_browser_module_is_refused(tmp_path: Path) -> None:
     (tmp_path / "judge").mkdir()
     with pytest.raises(FileNotFoundError, match=r"no __init__\.py"):
+        write_judge_zip(tmp_path / "judge", tmp_path / "judge.zip")
+    (tmp_path / "judge" / "__init__.py").write_text("")
+    with pytest.raises(FileNotFoundError, match=r"no browser\.py"):
         write_judge_zip(tmp_path / "judge", tmp_path / "judge.zip")
 
 

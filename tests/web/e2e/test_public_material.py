@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from .conftest import JUDGE_SEED, PROBLEMS, ROOT
-from .secrets import all_secret_lines, leaks, problem_dirs, readable_text
+from .secrets import (
+    all_secret_lines,
+    answer_key_text,
+    hidden_case_text,
+    leaks,
+    problem_dirs,
+    readable_text,
+)
 
 SEED_FORMS = (str(JUDGE_SEED), f"{JUDGE_SEED:x}", f"{JUDGE_SEED:X}")
 
@@ -46,11 +53,32 @@ def test_built_bundle_holds_no_reference_no_wrong_solution_and_no_seed(dist: Pat
     assert not found
 
 
-def test_judge_zip_holds_exactly_the_judge_modules(dist: Path) -> None:
+def test_judge_zip_holds_exactly_the_browsers_judge_modules(dist: Path) -> None:
+    from web.build_bundles import browser_modules
+
     with zipfile.ZipFile(dist / "judge.zip") as archive:
         names = sorted(archive.namelist())
-    expected = sorted(f"judge/{p.name}" for p in (ROOT / "judge").glob("*.py"))
+    expected = sorted(f"judge/{p.name}" for p in browser_modules(ROOT / "judge"))
     assert names == expected
+    assert "judge/cli.py" not in names and "judge/browser.py" in names
+
+
+def test_no_served_file_holds_an_answer_an_editorial_or_a_hidden_case(dist: Path) -> None:
+    """Regression (issue 22): judge.zip carried the self-test quiz's answer in a docstring
+    of judge/expression.py. Every file of the built dist, judge.zip's modules included, is
+    searched for every string of every answers.toml, the editorials' lines, the hidden
+    points, and hidden cases' arguments drawn on other seeds. Unlike a reference line
+    (test above), none of this may appear in the judge's own sources either."""
+    secrets: dict[str, str] = {}
+    for folder in problem_dirs(PROBLEMS):
+        secrets |= answer_key_text(folder) | hidden_case_text(folder)
+    origins = " ".join(secrets.values())
+    assert "answers.toml" in origins and "editorial" in origins and "hidden case" in origins
+    found = []
+    for path in sorted(p for p in dist.rglob("*") if p.is_file() and "pyodide" not in p.parts):
+        text = readable_text(path.name, path.read_bytes())
+        found += [f"{path.relative_to(dist)} has {leak}" for leak in leaks(text, secrets)]
+    assert not found
 
 
 def test_every_problem_has_a_bundle_with_only_public_seed_cases(dist: Path) -> None:
