@@ -15,12 +15,17 @@ memory there that outlived it.
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 
 from judge.verdict import Verdict
 
 # Every place outside the job's own scratch mounts where a write could outlive the job.
-SHARED_PLACES = ("/", "/etc", "/opt", "/opt/judge", "/opt/judge/judge", "/dev", "/dev/pts", "/usr")
+_SITE = f"/opt/venv/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+SHARED_PLACES = (
+    "/", "/etc", "/opt", "/opt/judge", "/opt/judge/judge", "/opt/judge/mini_llm", "/dev",
+    "/dev/pts", "/usr", _SITE,
+)  # fmt: skip
 # The job's own scratch space: writable, fresh and empty in every job.
 OWN_PLACES = ("/tmp", "/dev/shm", "/box")
 

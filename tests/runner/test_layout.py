@@ -24,7 +24,24 @@ def test_binds_are_minimal_and_read_only() -> None:
         "--die-with-parent",
     } <= set(argv)
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
-    assert argv[argv.index("--tmpfs") - 1] == str(16 << 20)  # /tmp has a size
+    tmp = next(i for i, a in enumerate(argv) if a == "--tmpfs" and argv[i + 1] == "/tmp")
+    assert argv[tmp - 1] == str(16 << 20)  # /tmp has a size
+
+
+def test_the_sandboxs_site_packages_hold_torch_and_not_transformers() -> None:
+    """Issue 20: transformers' caches, attention and generate would do a torch-tier exercise
+    for a submission; the job's site-packages hold only what torch and the judge need."""
+    layout = build_layout(sandbox_identity())
+    if layout.site_packages is None:
+        pytest.skip("no virtual environment: the whole base installation is bound")
+    entries = set(layout.site_entries)
+    assert {"torch", "safetensors", "numpy", "pyseccomp.py"} <= entries
+    assert not entries & {"transformers", "tokenizers", "flask", "sqlalchemy", "celery"}
+    argv = layout.bwrap_argv([], tmp_mb=8)
+    site = layout.site_packages.target
+    start = argv.index(site) - 1
+    assert argv[start] == "--tmpfs"
+    assert argv[argv.index("--remount-ro") + 1] == site  # read-only like the rest of the root
 
 
 def test_code_is_bound_under_opt_judge_and_nothing_under_scratch_mounts() -> None:
