@@ -8,8 +8,8 @@ bind on either).
 
 Bounded and deterministic: a fixed seed per route (the same examples on every run),
 a few dozen examples per route (fewer on PostgreSQL, whose requests are slower; the
-sweeps of known bad inputs run in full on both), workers off (nothing is judged), so
-the whole file takes a minute or two and never flakes."""
+sweeps of known bad inputs run on both, the cookie pass on SQLite only), workers off
+(nothing is judged), so the whole file takes a minute or two and never flakes."""
 
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def fuzz_app(
     ) as config:
         app = create_app(config)
         app.testing = True
+        app.config["FUZZ_STORE"] = request.param
         app.config["FUZZ_EXAMPLES"] = EXAMPLES[request.param]
         setup = app.test_client()
         make_user(setup, "root", admin=True)
@@ -439,10 +440,13 @@ def _send(
 def test_the_inputs_that_once_gave_500_never_do_on_any_route(fuzz_app: Flask) -> None:
     """Pins the five causes of 500 found by fuzzing (ids >= 2**63, deep JSON, lone
     surrogates, non-ASCII CSRF tokens, CR/LF in next=) on every route, not only where
-    they were first seen."""
+    they were first seen, and the store's (ids >= 2**31 and NUL on PostgreSQL)."""
     setup = fuzz_app.test_client()
+    # The cookie pass sends the same values through a session, to reach the CSRF check,
+    # which reads no store: on PostgreSQL the admin's pass alone (6 in 10 of the requests).
+    kinds = ("root", "cookie") if fuzz_app.config["FUZZ_STORE"] == "sqlite" else ("root",)
     for rule, methods in app_routes(fuzz_app):
-        for who in ("root", "cookie"):  # an admin reaches every check a user does
+        for who in kinds:  # an admin reaches every check a user does
             client = fuzz_app.test_client()
             auth: dict[str, str] = {}
             if who == "cookie":
