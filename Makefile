@@ -10,11 +10,12 @@ STAMPS    := .stamps
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run cluster cluster-stop test lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
+.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
+	@echo "make test-postgres   the web suite on a throwaway PostgreSQL 15 instead of SQLite"
 
 setup: apt venv npm sandbox-user frontend models
 
@@ -97,6 +98,12 @@ cluster-stop:
 test: setup lint typecheck
 	$(BIN)/python -m pytest -q
 
+# The web suite (tests/web: every test that uses the database; tests/cluster always runs on
+# PostgreSQL) with each test's database on a throwaway PostgreSQL 15 cluster instead of a
+# SQLite file (tests/web/suite_store.py). Not part of `make test`.
+test-postgres: setup
+	JUDGE_TEST_STORE=postgresql $(BIN)/python -m pytest -q tests/web
+
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -121,6 +128,7 @@ bench: setup
 	$(BIN)/python bench/bench_runner.py --torch-tier --n 6
 	$(BIN)/python bench/bench_speed_reference.py --runs 3
 	$(BIN)/python bench/bench_web.py
+	$(BIN)/python bench/bench_server_attacks.py
 	$(BIN)/python bench/bench_cluster.py
 	$(BIN)/python bench/bench_browser.py
 	$(BIN)/python bench/bench_mini_llm.py

@@ -1,5 +1,6 @@
-"""Fixtures: a temporary problems folder, a migrated SQLite template copied per test,
-and an app with a real worker pool."""
+"""Fixtures: a temporary problems folder, a migrated template copied per test (SQLite, or
+PostgreSQL with JUDGE_TEST_STORE=postgresql: suite_store.py), and an app with a real
+worker pool."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from suite_store import STORE, PostgresClones, chosen
 from web_helpers import make_config, state
 from web_problem_fixture import write_problem
 
 from web import create_app, migrate
 from web.config import WebConfig, sqlite_url
+from web.local_services import missing_binaries
 
 
 @pytest.fixture(scope="session")
@@ -25,10 +28,27 @@ def problems_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def db_template(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """The session's template: `make_config` copies it per test (or, on PostgreSQL, clones
+    a migrated template database there)."""
     path = tmp_path_factory.mktemp("template") / "judge.sqlite3"
     migrate.upgrade(sqlite_url(path))
-    return path
+    STORE.sqlite_template = path
+    if chosen() == "postgresql":
+        missing = missing_binaries(["postgres"])
+        if missing:  # asked for by name: a skip would pass the run on SQLite's word
+            pytest.fail(f"JUDGE_TEST_STORE=postgresql, but {', '.join(missing)} is missing")
+        STORE.postgres = PostgresClones(request.getfixturevalue("postgres_server"))
+    yield path
+    STORE.after_session()
+
+
+@pytest.fixture(autouse=True)
+def drop_the_tests_databases() -> Iterator[None]:
+    yield
+    STORE.after_test()  # after the test's own fixtures (autouse: set up first, torn down last)
 
 
 @pytest.fixture

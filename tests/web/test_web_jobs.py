@@ -62,16 +62,19 @@ def test_a_submission_queued_twice_is_judged_once(
     tmp_path: Path, db_template: Path, problems_root: Path
 ) -> None:
     app = create_app(make_config(tmp_path, db_template, problems_root, start_workers=False))
-    client = app.test_client()
-    ada = make_user(client, "ada")
-    sid = submit(client, ada, GOOD)
-    st = state(app)
-    ctx = jobs.JobContext(st.sessions, st.catalog, 7, st.judge, 3, requeue=lambda _id: None)
-    jobs.run_job(ctx, sid)
-    jobs.run_job(ctx, sid)  # already done: the claim fails, nothing runs
-    with st.sessions() as db:
-        row = db.get(Submission, sid)
-        assert (row.attempts, row.verdict) == (1, "AC")
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        sid = submit(client, ada, GOOD)
+        st = state(app)
+        ctx = jobs.JobContext(st.sessions, st.catalog, 7, st.judge, 3, requeue=lambda _id: None)
+        jobs.run_job(ctx, sid)
+        jobs.run_job(ctx, sid)  # already done: the claim fails, nothing runs
+        with st.sessions() as db:
+            row = db.get(Submission, sid)
+            assert (row.attempts, row.verdict) == (1, "AC")
+    finally:
+        state(app).close()
 
 
 def test_a_stored_verdict_updates_the_board_in_the_same_transaction(

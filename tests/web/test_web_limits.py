@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_web_api_accounts import error_of
-from web_helpers import PASSWORD, csrf_of, make_config, make_user
+from web_helpers import PASSWORD, csrf_of, make_config, make_user, state
 from web_problem_fixture import GOOD
 
 from web import create_app
@@ -19,7 +20,7 @@ from web.ratelimit import RateLimiter
 
 
 @pytest.fixture
-def strict_app(tmp_path: Path, db_template: Path, problems_root: Path) -> Flask:
+def strict_app(tmp_path: Path, db_template: Path, problems_root: Path) -> Iterator[Flask]:
     config = make_config(
         tmp_path,
         db_template,
@@ -30,7 +31,9 @@ def strict_app(tmp_path: Path, db_template: Path, problems_root: Path) -> Flask:
         login_per_ip=RateLimit(100, 300.0),
         start_workers=False,  # rows stay queued; these tests only count requests
     )
-    return create_app(config)
+    app = create_app(config)
+    yield app
+    state(app).close()
 
 
 _tries = itertools.count()
@@ -100,13 +103,17 @@ def test_every_log_in_attempt_counts_toward_the_per_address_cap(
     config = make_config(
         tmp_path, db_template, problems_root, login_per_ip=RateLimit(3, 300.0), start_workers=False
     )
-    client = create_app(config).test_client()
-    make_user(client, "ada")  # attempt 1
-    for name in ("bob", "cy"):  # attempts 2 and 3, each a different name
-        client.post("/api/token", json={"username": name, "password": "nope-nope"})
-    capped = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
-    assert capped.status_code == 429
-    assert "log-in attempts" in error_of(capped)["message"]
+    app = create_app(config)
+    try:
+        client = app.test_client()
+        make_user(client, "ada")  # attempt 1
+        for name in ("bob", "cy"):  # attempts 2 and 3, each a different name
+            client.post("/api/token", json={"username": name, "password": "nope-nope"})
+        capped = client.post("/api/token", json={"username": "ada", "password": PASSWORD})
+        assert capped.status_code == 429
+        assert "log-in attempts" in error_of(capped)["message"]
+    finally:
+        state(app).close()
 
 
 def test_rate_limited_login_page_shows_the_message(strict_app: Flask) -> None:

@@ -95,16 +95,19 @@ def distinctive_lines(folder: Path) -> list[str]:
 @pytest.mark.skipif(not (REPO / "problems").is_dir(), reason="no problems/ folder in this tree")
 def test_real_problems_serve_no_reference_lines(tmp_path: Path, db_template: Path) -> None:
     app = create_app(make_config(tmp_path, db_template, REPO / "problems", start_workers=False))
-    client = app.test_client()
-    for problem in ProblemSet(REPO / "problems").all():
-        telling = distinctive_lines(problem.path)
-        for url in (
-            f"/problems/{problem.slug}",
-            f"/api/problems/{problem.slug}",
-            f"/api/problems/{problem.slug}/starter",
-            "/api/problems",
-            "/",
-        ):
-            text = client.get(url).get_data(as_text=True)
-            for line in telling:
-                assert line not in text, (url, line)
+    try:
+        client = app.test_client()
+        for problem in ProblemSet(REPO / "problems").all():
+            telling = distinctive_lines(problem.path)
+            for url in (
+                f"/problems/{problem.slug}",
+                f"/api/problems/{problem.slug}",
+                f"/api/problems/{problem.slug}/starter",
+                "/api/problems",
+                "/",
+            ):
+                text = client.get(url).get_data(as_text=True)
+                for line in telling:
+                    assert line not in text, (url, line)
+    finally:
+        state(app).close()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from suite_store import STORE
 
 from web.config import RateLimit, WebConfig, sqlite_url
 from web.db import transaction
@@ -24,10 +25,13 @@ PASSWORD = "correct-horse"
 
 
 def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: Any) -> WebConfig:
-    database = tmp_path / "judge.sqlite3"
-    shutil.copyfile(db_template, database)
+    """A test's settings on a fresh database: a copy of `db_template`, or on the suite's
+    PostgreSQL a clone of its template (suite_store.py), unless `database_url` is given."""
+    database_url = changes.pop("database_url", None)
+    if database_url is None:
+        database_url = STORE.database_url(db_template, tmp_path / "judge.sqlite3")
     config = WebConfig(
-        database_url=sqlite_url(database),
+        database_url=database_url,
         problems_dir=problems,
         secret_key="test-secret-key",
         judge_seed=SECRET_SEED,

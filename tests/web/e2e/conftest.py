@@ -73,10 +73,15 @@ class LiveServer:
 
 
 @pytest.fixture(scope="session")
-def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The real platform (app factory, worker pool, waitress) on 127.0.0.1."""
+def live_server(
+    dist: Path, tmp_path_factory: pytest.TempPathFactory, db_template: Path
+) -> Iterator[LiveServer]:
+    """The real platform (app factory, worker pool, waitress) on 127.0.0.1, on the suite's
+    store (`db_template` chooses it: tests/web/suite_store.py)."""
+    from suite_store import STORE
+
     from web import create_app
-    from web.config import RateLimit, WebConfig, sqlite_url
+    from web.config import RateLimit, WebConfig
 
     folder = tmp_path_factory.mktemp("platform")
     # One server for the whole session: every test registers, logs in and submits from the
@@ -91,7 +96,7 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         submit_per_ip=plenty,
         run_per_user=plenty,
         run_per_ip=plenty,
-        database_url=sqlite_url(folder / "judge.sqlite3"),
+        database_url=STORE.session_database_url(folder / "judge.sqlite3"),
         problems_dir=PROBLEMS,
         secret_key="e2e-" + os.urandom(16).hex(),
         judge_seed=JUDGE_SEED,
@@ -105,7 +110,8 @@ def live_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     finally:
         from web.state import EXTENSION
 
-        app.extensions[EXTENSION].queue.stop()
+        # All of it, the pooled connections too (on PostgreSQL an open one warns at exit).
+        app.extensions[EXTENSION].close()
 
 
 ISOLATION_HEADERS = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
