@@ -11,7 +11,7 @@ thread. What it lacks against a hostile crowd, and what this module adds:
   server is full) is closed, else the one whose request has been arriving the longest.
   A connection whose request is being answered is never closed; only when every
   connection of the address is being answered is the newcomer refused with a 503. So one
-  address trickling 110 (or 10,000) requests cannot keep another client out, and the
+  address trickling 110 (or thousands of) requests cannot keep another client out, and the
   same address's next real request is served too. (waitress alone stops accepting at its
   `connection_limit` of 100 and the rest wait in the kernel's backlog.)
 - A body whose declared length is past the limit is answered at once, from its head
