@@ -13,6 +13,9 @@ Make the earlier tree with `git worktree add /tmp/base <commit>`; both trees use
 interpreter (the same virtual environment).
 
     python bench/bench_before_after.py --base /tmp/base [--rounds 5] [--jobs 10]
+        [--warm-problems kv-bytes-per-token,attention-decode,greedy-generate]
+
+The base tree finds the checkpoints where this one does if its models/ is a link to ours.
 """
 
 from __future__ import annotations
@@ -82,9 +85,9 @@ def measure_cli(trees: dict[str, Path], runs: int) -> dict[str, list[float]]:
     return times
 
 
-def start_warm(tree: Path) -> subprocess.Popen[str]:
+def start_warm(tree: Path, problems: tuple[str, ...]) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WARM_CHILD, *WARM_PROBLEMS],
+        [sys.executable, "-c", _WARM_CHILD, *problems],
         cwd=tree,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -99,9 +102,11 @@ def start_warm(tree: Path) -> subprocess.Popen[str]:
 Samples = dict[str, dict[str, list[float]]]  # tree -> problem -> overheads (ms)
 
 
-def measure_warm(trees: dict[str, Path], rounds: int, jobs: int) -> Samples:
-    procs = {name: start_warm(tree) for name, tree in trees.items()}
-    samples: Samples = {name: {s: [] for s in WARM_PROBLEMS} for name in trees}
+def measure_warm(
+    trees: dict[str, Path], rounds: int, jobs: int, problems: tuple[str, ...]
+) -> Samples:
+    procs = {name: start_warm(tree, problems) for name, tree in trees.items()}
+    samples: Samples = {name: {s: [] for s in problems} for name in trees}
     try:
         for i in range(rounds):
             order = list(trees) if i % 2 == 0 else list(reversed(trees))
@@ -137,19 +142,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=10, help="submissions per round and tree")
     parser.add_argument("--cli-runs", type=int, default=20)
+    parser.add_argument(
+        "--warm-problems", default=",".join(WARM_PROBLEMS), help="comma-separated slugs"
+    )
     args = parser.parse_args()
+    problems = tuple(s for s in args.warm_problems.split(",") if s)
     if args.rounds < 1 or args.jobs < 1 or args.cli_runs < 1:
         parser.error("--rounds, --jobs and --cli-runs must be at least 1")
     if not (args.base / "judge.py").is_file():
         parser.error(f"{args.base} is not a checkout of this project")
     trees = {"base": args.base.resolve(), "this": REPO}
     cli = measure_cli(trees, args.cli_runs)
-    warm = measure_warm(trees, args.rounds, args.jobs)
+    warm = measure_warm(trees, args.rounds, args.jobs, problems)
     print(f"{cpu_model()}; medians in ms; ratio = this / base\n")
     print("| measurement | base | this | ratio |")
     print("|---|---|---|---|")
     print(row(f"`judge run {CLI_PROBLEM}` (whole process)", cli["base"], cli["this"]))
-    for slug in WARM_PROBLEMS:
+    for slug in problems:
         print(row(f"warm runner overhead, {slug}", warm["base"][slug], warm["this"][slug]))
 
 
