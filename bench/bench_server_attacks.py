@@ -12,6 +12,7 @@ connections, poll, the body limit), and `gunicorn`/`cheroot` where importable (f
 example `pip install --target DIR gunicorn cheroot` and PYTHONPATH=DIR).
 
     python bench/bench_server_attacks.py [--stacks judge,waitress] [--slow 110,1100]
+                                         [--spread 1100,20]
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ sys.path.insert(0, str(REPO))
 STACKS = ("judge", "waitress", "waitress-tuned", "nginx", "gunicorn", "cheroot")
 THREADS = 16
 LIMIT = 256 * 1024
-SPREAD = (1100, 20)  # slow uploads from this many addresses
 WAIT_S = 5.0  # what a client waits before it counts as refused
 DECLARED = 100_000_000
 HEAD = (
@@ -299,7 +299,7 @@ def cell(ms: float | None) -> str:
     return f"> {WAIT_S:.0f} s (refused)" if ms is None else f"{ms:.0f} ms"
 
 
-def measure(stack: str, slow: list[int]) -> list[str]:
+def measure(stack: str, slow: list[int], spread: tuple[int, int]) -> list[str]:
     with running(stack) as port:
         idle = [me_ms(port) for _ in range(20)]
         row = [stack, f"{statistics.median(t for t in idle if t is not None):.1f} ms"]
@@ -311,7 +311,7 @@ def measure(stack: str, slow: list[int]) -> list[str]:
             note = "" if got == count else f" (only {got} connected)"
             row.append(f"{cell(other)} / {cell(same)}{note}")
             wait_until(lambda: me_ms(port) is not None)
-        with trickling(port, SPREAD[0], SPREAD[1]):
+        with trickling(port, *spread):
             time.sleep(3)
             row.append(cell(worst_of(port, "127.0.0.2")))
         wait_until(lambda: me_ms(port) is not None)
@@ -333,6 +333,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--stacks", default=",".join(STACKS))
     parser.add_argument("--slow", default="110,1100", help="trickling uploads per round")
+    parser.add_argument("--spread", default="1100,20", help="uploads,addresses of a last round")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
@@ -341,9 +342,11 @@ def main() -> None:
         serve(args.serve, args.port, args.folder)
         return
     slow = [int(n) for n in args.slow.split(",")]
+    uploads, addresses = (int(n) for n in args.spread.split(","))
+    spread = (uploads, addresses)
     header = ["stack", "/api/me idle p50"]
     header += [f"/api/me worst of 5, {n} slow (other / same address)" for n in slow]
-    header += [f"{SPREAD[0]} slow from {SPREAD[1]} addresses (another)"]
+    header += [f"{spread[0]} slow from {spread[1]} addresses (another)"]
     header += ["declared 100 MB body", "the same with Expect: 100-continue"]
     header += ["chunked body (of 100 MB offered)"]
     print("| " + " | ".join(header) + " |")
@@ -352,7 +355,7 @@ def main() -> None:
         if not available(stack):
             print(f"| {stack} | not installed |")
             continue
-        print("| " + " | ".join(measure(stack, slow)) + " |", flush=True)
+        print("| " + " | ".join(measure(stack, slow, spread)) + " |", flush=True)
 
 
 if __name__ == "__main__":
