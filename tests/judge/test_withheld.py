@@ -45,7 +45,7 @@ def test_a_problem_lists_the_parts_it_withholds(make_problem: MakeProblem) -> No
 def test_a_bad_withheld_list_is_a_spec_error_naming_the_field(
     make_problem: MakeProblem, toml: str, value: str, words: str
 ) -> None:
-    with pytest.raises(SpecError, match="submission.withheld") as caught:
+    with pytest.raises(SpecError, match=r"submission\.withheld") as caught:
         load_problem(make_problem(toml=_with_withheld(toml, value)))
     assert words in str(caught.value)
 
