@@ -177,7 +177,15 @@ def _refuse_bad_host(wsgi_app: Callable[..., Iterable[bytes]]) -> Callable[..., 
     return app
 
 
+# Never in a host name or port: control characters and space (a NUL passes IDNA, and the
+# URLs built on such a host lost it: a redirect went to "http:///..."), and what would end
+# the authority of a URL or start another part of it.
+_NOT_IN_HOST = frozenset(chr(c) for c in range(0x21)) | frozenset('\x7f/\\?#@%"<>^`{|}')
+
+
 def _is_host_name(host: str) -> bool:
+    if any(c in _NOT_IN_HOST for c in host):
+        return False
     name = host.partition(":")[0]  # what werkzeug encodes: the port is not IDNA
     if name.startswith("["):
         return True  # an IPv6 literal; werkzeug does not encode it either

@@ -5,6 +5,13 @@ checked token for token like any case; the judge times each one from its own sid
 time from sending the case to receiving the answer) and scores the median rate. A
 repetition declares the bytes it must at least read: each of its decode steps reads
 every weight once, and no weight fits in less than a byte.
+
+Every batch is drawn without near ties: decoded greedily, each row's two best logits differ
+by at least MIN_GAP at every step, so any correct way of computing them (one batch or one
+row at a time, packed weights, another order of summation: they move logits by ~1.3e-5
+here) gives exactly the reference's tokens. A row with a near tie is drawn again. Every
+submission meets batches of its own seed, so without this a right, fast solution would now
+and then be WA by a last bit.
 """
 
 import torch
@@ -16,6 +23,8 @@ BATCH = 8
 NEW_TOKENS = 32
 REPETITIONS = 9
 WEIGHTS = 24_125_440  # parameters of qwen3-gqa-wide (mini_llm.zoo)
+MIN_GAP = 2e-4  # logits: 15x what batching or packing changed them by (docs/BENCHMARKS.md)
+ATTEMPTS = 30  # rounds of drawing rows again before the case generator gives up
 
 
 # Every repetition's batch has these prompt lengths, in a fresh order with fresh tokens: the
@@ -24,9 +33,44 @@ LENGTHS = (8, 10, 12, 14, 18, 20, 22, 24)
 
 
 def _prompts(rng, vocab=2048):
+    """A batch of the fixed lengths in a fresh order, every row free of near ties."""
     lengths = list(LENGTHS)
     rng.shuffle(lengths)
-    return [[rng.randrange(vocab) for _ in range(n)] for n in lengths]
+    prompts = [[] for _ in lengths]
+    pending = list(range(len(lengths)))
+    for _ in range(ATTEMPTS):
+        for row in pending:
+            prompts[row] = [rng.randrange(vocab) for _ in range(lengths[row])]
+        gaps = smallest_gaps(zoo.model(MODEL), prompts, NEW_TOKENS)
+        pending = [row for row, gap in enumerate(gaps) if gap < MIN_GAP]
+        if not pending:
+            return prompts
+    raise RuntimeError(f"rows of {lengths} tokens kept a near tie after {ATTEMPTS} draws")
+
+
+@torch.inference_mode()
+def smallest_gaps(model, prompts, new_tokens):
+    """Each row's smallest gap between its two best logits over a greedy decode of the batch
+    (left-padded, masked, as the reference decodes it). Only building the cases calls it."""
+    from mini_llm import KVCache
+
+    batch, width = len(prompts), max(len(p) for p in prompts)
+    ids = torch.zeros(batch, width, dtype=torch.long)  # (B, L)
+    mask = torch.zeros(batch, width, dtype=torch.long)  # (B, L)
+    for b, prompt in enumerate(prompts):
+        ids[b, width - len(prompt) :] = torch.tensor(prompt)
+        mask[b, width - len(prompt) :] = 1
+    cache = KVCache(model.cfg.num_hidden_layers, max_len=width + new_tokens)
+    logits = model(ids, cache, mask, last_only=True)[:, -1]  # (B, V)
+    smallest = torch.full((batch,), float("inf"))
+    for step in range(new_tokens):
+        top = logits.topk(2, dim=-1).values  # (B, 2)
+        smallest = torch.minimum(smallest, top[:, 0] - top[:, 1])
+        if step == new_tokens - 1:
+            break
+        mask = torch.cat([mask, mask.new_ones(batch, 1)], dim=1)
+        logits = model(logits.argmax(-1)[:, None], cache, mask)[:, -1]
+    return smallest.tolist()
 
 
 def _case(name, prompts, new_tokens, timed=False):

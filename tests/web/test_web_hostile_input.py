@@ -91,6 +91,16 @@ def test_a_host_header_werkzeug_cannot_bind_is_a_400_with_csp_and_request_id(
     assert "Host" in text and "63" in text, text[:300]
 
 
+@pytest.mark.parametrize("host", ["a\x00b", "a b", "a\tb", "evil.com/x", "a@evil.com", "a\x7fb"])
+def test_a_host_with_characters_no_host_name_holds_is_a_400(platform: Platform, host: str) -> None:
+    """Regression (the fuzz suite, hypothesis): a NUL passes IDNA, and a redirect werkzeug
+    built on that host lost it and pointed at "http:///...", off the site."""
+    path = "/api/problems/add-two/questions/%2F%2Fevil.com/reveal"
+    client = platform.app.test_client()
+    response = client.post(path, headers=platform.ada.auth | {"Host": host})
+    assert_error(response, 400, "bad_host")
+
+
 def test_a_host_with_labels_of_63_characters_is_served(platform: Platform) -> None:
     response = platform.get("/", headers={"Host": f"{'a' * 63}.{'b' * 63}.example:8000"})
     assert response.status_code == 200
