@@ -142,7 +142,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "err_bad_host": {
         "en": "the Host header is not a host name (a label is empty or longer than 63 "
         "characters, or it holds a character no host name has)",
-        "zh": "Host 请求头不是合法的主机名（其中某一段为空或超过 63 个字符，或含有主机名里不会有的字符）",
+        "zh": "Host 请求头不是合法的主机名"
+        "（其中某一段为空或超过 63 个字符，或含有主机名里不会有的字符）",
     },
     "err_missing": {"en": "{field} is required", "zh": "缺少 {field}"},
     "err_not_string": {"en": "{field} must be a string", "zh": "{field} 必须是字符串"},
