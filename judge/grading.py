@@ -10,7 +10,7 @@ from judge.cases import Case
 from judge.checkers import check
 from judge.errors import BadReference
 from judge.messages import Message, raw, recognise, say
-from judge.outcome import ExitInfo, Outcome, OutcomeKind
+from judge.outcome import NOT_TIMED, ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
 from judge.withheld import message_for, withheld_name
@@ -60,7 +60,8 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
         )
         return result, mismatch.step_index
     if outcome.kind is OutcomeKind.SKIPPED:
-        return _result(case, outcome, None, say("case.not_run")), None
+        why = "case.not_timed" if outcome.message == NOT_TIMED else "case.not_run"
+        return _result(case, outcome, None, say(why)), None
     verdict, message = describe_failure(outcome)
     return _result(case, outcome, verdict, message), None
 
@@ -89,8 +90,9 @@ def conceal(result: CaseResult, step_ms: float | None = None) -> CaseResult:
     """A hidden case as a learner sees it: name, verdict, the judge's sentence for the
     verdict and its time rounded up to a multiple of `step_ms` (None: exact, for the judge's
     own use until the report is built; a speed problem scores the exact times first)."""
-    if result.verdict is None:
-        message: Message | None = say("case.not_run")
+    if result.verdict is None:  # why it did not run is the judge's doing, never the code's
+        timed = result.text is not None and result.text.key == "case.not_timed"
+        message: Message | None = say("case.not_timed" if timed else "case.not_run")
     elif result.verdict is Verdict.AC:
         message = None
     else:

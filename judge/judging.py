@@ -200,9 +200,16 @@ def _drive(
         def grade_now(case: Case, outcome: Outcome) -> None:
             graded.append(grade(case, outcome, want[case.name], reproducer))
 
+        def not_worth_timing(case: Case) -> bool:
+            # A speed run is scored only when every case is AC: once one is not, timing the
+            # repetitions left would keep the learner waiting for a score that cannot come.
+            return case.timed is not None and any(r.verdict is not Verdict.AC for r in graded)
+
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)
-        result = session.run(load_message(problem, source), cases, progress, grade_now)
+        skip = not_worth_timing if problem.speed is not None else None
+        load = load_message(problem, source)
+        result = session.run(load, cases, progress, grade_now, skip)
         # Cases never sent (the submission did not load) are graded here: "not run".
         done = len(graded)
         for case, outcome in zip(cases[done:], result.outcomes[done:], strict=True):

@@ -112,6 +112,10 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     # What happened on a case that gave no answer to compare.
     "case.not_run": {"en": "not run", "zh": "未运行"},
+    "case.not_timed": {
+        "en": "not timed: an earlier case failed, so this run gets no score",
+        "zh": "未计时：前面已有用例出错，这次运行不会有分数",
+    },
     "case.uncomparable": {
         "en": "the judge cannot compare the returned value ({type})",
         "zh": "判题器无法比较返回的值（{type}）",

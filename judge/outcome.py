@@ -16,10 +16,15 @@ class OutcomeKind(str, Enum):
     CRASH = "crash"  # the process ended before answering
     PROTOCOL = "protocol"  # the channel carried something that is not a valid answer
     OUTPUT_LIMIT = "output_limit"  # printed or returned more than allowed
-    SKIPPED = "skipped"  # not run: an earlier case ended the process
+    SKIPPED = "skipped"  # not run: an earlier case ended the process (or failed: NOT_TIMED)
 
     def __str__(self) -> str:
         return self.value
+
+
+# A SKIPPED outcome's message when a speed problem's repetition was not timed because an
+# earlier case had already failed: the run has no score, so timing it would be wasted time.
+NOT_TIMED = "not timed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from judge.budget import LOAD_ANSWER, ResultBudget
 from judge.cases import Case
 from judge.errors import FrameTooLarge, ProtocolError
 from judge.limits import CpuAllowance, Limits
-from judge.outcome import Outcome, OutcomeKind
+from judge.outcome import NOT_TIMED, Outcome, OutcomeKind
 from judge.protocol import Frame, FrameReader, encode_frame
 from judge.textcap import bounded
 from judge.wire import MAX_ITEMS, TooManyItems, decode
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]  # (cases done, cases in all)
 OnOutcome = Callable[[Case, Outcome], None]  # grades a case the moment its outcome is known
+Skip = Callable[[Case], bool]  # asked before each case: True leaves it out (not timed)
 CPU_POLL_S = 0.05  # how often a calibrated case's CPU count is read while it runs
 EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit
 STARTUP_ALLOWANCE_S = {
@@ -122,10 +123,12 @@ class Session:
         cases: list[Case],
         progress: Progress | None = None,
         on_outcome: OnOutcome | None = None,
+        skip: Skip | None = None,
     ) -> SessionResult:
         """Load, then run `cases` one at a time. `on_outcome` sees each outcome with its
         observation as it arrives; the result keeps outcomes without observations, so a run
-        never holds more than one case's answer at a time."""
+        never holds more than one case's answer at a time. A case `skip` picks (asked just
+        before it would be sent, after every earlier case was graded) is not run."""
         start = time.monotonic()
         source = load.get("source")
         # A line the child names is believed only if the submission has that line.
@@ -148,7 +151,12 @@ class Session:
         outcomes: list[Outcome] = []
         alive = True
         for case in cases:
-            outcome = self._run_case(case, budget_end) if alive else _SKIPPED
+            if not alive:
+                outcome = _SKIPPED
+            elif skip is not None and skip(case):
+                outcome = _NOT_TIMED
+            else:
+                outcome = self._run_case(case, budget_end)
             if on_outcome is not None:
                 on_outcome(case, outcome)
             outcomes.append(outcome.without_observation())
@@ -369,6 +377,7 @@ class Session:
 
 
 _SKIPPED = Outcome(OutcomeKind.SKIPPED)
+_NOT_TIMED = Outcome(OutcomeKind.SKIPPED, message=NOT_TIMED)
 _TOO_MUCH_DATA = "returned far more data than this problem's answers hold"
 _TRAILING = "wrote bytes that are not an answer to the result channel after its last answer"
 _FATAL = frozenset(

@@ -167,6 +167,21 @@ def test_a_wrong_run_has_no_score(make_problem: MakeProblem) -> None:
     assert "speed" not in report.to_dict()
 
 
+def test_once_a_case_fails_the_repetitions_left_are_not_timed(make_problem: MakeProblem) -> None:
+    """Issue 23, section 6: decode-throughput's starter, WA on both correctness cases, still
+    ran the warm-up and nine timed repetitions (53 s) for a score it could not get. The first
+    wrong answer (timed-1, for a repeater) is the last case run."""
+    report = judge_source(_problem(make_problem), REPEATER)
+    verdicts = {c.name: c.verdict for c in report.cases}
+    assert verdicts["timed-1"] is Verdict.WA
+    assert [verdicts[f"timed-{i}"] for i in range(2, 5)] == [None, None, None]
+    skipped = next(c for c in report.cases if c.name == "timed-4").to_dict()
+    assert skipped["message_key"] == "case.not_timed"
+    wrong = judge_source(_problem(make_problem), "def total(a, n):\n    return a * n + 1\n")
+    assert all(c.verdict is None for c in wrong.cases if c.name.startswith("timed-"))
+    assert wrong.verdict is Verdict.WA
+
+
 def test_quartiles_interpolate_and_overlapping_ranges_are_not_told_apart() -> None:
     assert quartiles([4.0, 1.0, 3.0, 2.0, 5.0]) == (2.0, 3.0, 4.0)
     assert quartiles([1.0, 2.0]) == (1.25, 1.5, 1.75)
