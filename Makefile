@@ -95,14 +95,19 @@ cluster: setup
 cluster-stop:
 	$(BIN)/python -m web.local_cluster stop
 
+# Tests run in TEST_WORKERS processes (pytest-xdist), each taking the next test as it frees
+# up: a third of the suite's time is waiting (sandboxes starting, servers, browsers), and two
+# workers fill it on this two-core machine. TEST_WORKERS=0 runs them in one process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
 test: setup lint typecheck
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 # The web suite (tests/web: every test that uses the database; tests/cluster always runs on
 # PostgreSQL) with each test's database on a throwaway PostgreSQL 15 cluster instead of a
-# SQLite file (tests/web/suite_store.py). Not part of `make test`.
+# SQLite file (tests/web/suite_store.py). Not part of `make test`; CI runs it after.
 test-postgres: setup
-	JUDGE_TEST_STORE=postgresql $(BIN)/python -m pytest -q tests/web
+	JUDGE_TEST_STORE=postgresql $(PYTEST) tests/web
 
 lint: venv
 	$(BIN)/ruff check .

@@ -23,8 +23,11 @@ from judge.quiz import hidden_points
 from judge.spec import ProblemKind, ProblemSpec
 
 PROBLEMS = ProblemSet()
-# Secret-looking seeds (none is the public seed): four, so six pairs meet.
+# Secret-looking seeds (none is the public seed): four, so six pairs meet. A torch problem
+# builds its cases by running its model (seconds a seed): two of them, one pair, which a
+# case that ignores the seed still fails.
 SEEDS = (0x2F6A91C4D3B7E805, 0x13579BDF2468ACE0, 987654321, 7)
+TORCH_SEEDS = SEEDS[:2]
 # Torch-tier problems whose cases.py the maintainers of the torch tier are changing: each
 # still draws a hidden case from a small set of values, named here until it is fixed.
 SMALL_SPACES: dict[str, str] = {}
@@ -51,10 +54,11 @@ def _params() -> list[object]:
 
 @pytest.mark.parametrize("problem", _params())
 def test_no_hidden_case_is_the_same_for_two_seeds(problem: ProblemSpec) -> None:
-    drawn = {seed: _hidden_args(problem, seed) for seed in SEEDS}
+    seeds = TORCH_SEEDS if problem.tier == "torch" else SEEDS
+    drawn = {seed: _hidden_args(problem, seed) for seed in seeds}
     assert all(drawn.values()), "a problem with no hidden case has nothing the seed keeps secret"
     same = []
-    for one, other in itertools.combinations(SEEDS, 2):
+    for one, other in itertools.combinations(seeds, 2):
         same += [
             f"{name} (seed {one}) = {drawn[other][args]} (seed {other})"
             for args, name in drawn[one].items()
