@@ -231,9 +231,10 @@ CATALOG: dict[str, dict[str, str]] = {
     # A part of mini_llm the problem asks the learner to write (problem.toml [submission]
     # withheld), refused in the job; the parts a problem may withhold, one key each.
     "load.withheld": {
-        "en": "this problem asks you to write {part} yourself, so {module} is not available "
-        "here (the statement says what you may use)",
-        "zh": "本题要你自己实现“{part}”，所以这里不能用 {module}（题面写明了可以用哪些）",
+        "en": "{module} is not available in this problem: it holds {part}, which would do "
+        "part of what you are asked to write yourself (the statement says what you may use)",
+        "zh": "本题不能用 {module}：它包含“{part}”，会替你完成本题要你自己写的一部分"
+        "（题面写明了可以用哪些）",
     },
     "part.mini_llm.kv_cache": {"en": "the KV cache", "zh": "KV Cache"},
     "part.mini_llm.paged_cache": {

@@ -70,7 +70,9 @@ def withheld_name(text: str) -> str | None:
 
 
 def message_for(module: str) -> Message:
-    """The sentence a learner reads: this problem asks you to write <part>; <module> is not here."""
+    """The sentence a learner reads: <module> is not here, since its <part> would do part of
+    the exercise (batched-decode withholds the paged cache, which is not its exercise but
+    would do its padding and masking)."""
     from judge.messages import say
 
     part = say(PART_PREFIX + module) if is_part(module) else say("part.unknown")

@@ -61,10 +61,11 @@ def test_every_part_a_problem_withholds_is_named_in_both_languages() -> None:
 def test_the_message_names_the_part_and_the_module_in_both_languages() -> None:
     message = message_for("mini_llm.kv_cache")
     assert message.render("en") == (
-        "this problem asks you to write the KV cache yourself, so mini_llm.kv_cache is not "
-        "available here (the statement says what you may use)"
+        "mini_llm.kv_cache is not available in this problem: it holds the KV cache, which "
+        "would do part of what you are asked to write yourself (the statement says what you "
+        "may use)"
     )
-    assert message.render("zh").startswith("本题要你自己实现“KV Cache”")
+    assert message.render("zh").startswith("本题不能用 mini_llm.kv_cache：它包含“KV Cache”")
 
 
 def test_only_the_finders_own_words_are_read_back_as_a_withheld_module() -> None:

@@ -56,6 +56,17 @@ def paged_decode_attention(q, k_pool, v_pool, block_tables, context_lens, scale)
 """,
 }
 
+# batched-decode's padding and mask, done by a cache that keeps each row's own length
+# (mini_llm's paged cache, the paged-attention problem's part): AC until it was withheld.
+PAGED_BATCH = """\
+import torch
+from mini_llm.paged_cache import PagedKVCache
+
+def batched_greedy(model, prompts, max_new_tokens, stop_tokens):
+    cache = PagedKVCache.for_model(model.cfg, 64, 16)
+    raise NotImplementedError
+"""
+
 # Imported inside a function, the refusal comes at the first case: RE, with the same words.
 LATE_IMPORT = """\
 class KVCache:
@@ -117,8 +128,20 @@ def test_calling_the_library_for_the_exercise_is_refused_with_a_message(
     module = error["message_args"]["module"]  # type: ignore[index]
     assert module in PROBLEMS.get(slug).withheld
     zh = render(str(error["message"]), error["message_key"], error["message_args"], "zh")
-    assert "本题要你自己实现" in zh and module in zh, zh
-    assert "this problem asks you to write" in str(error["message"])
+    assert zh.startswith(f"本题不能用 {module}："), zh
+    assert str(error["message"]).startswith(f"{module} is not available in this problem")
+
+
+def test_batched_decode_cannot_hand_its_ragged_rows_to_the_paged_cache(
+    launcher: SandboxLauncher,
+) -> None:
+    """Regression (issue 20's second pass): mini_llm's paged cache keeps every row's own
+    length, so a loop over it needed no padding or mask and was AC on batched-decode."""
+    report = _judge("batched-decode", PAGED_BATCH, launcher)
+    assert report.verdict is Verdict.CE, report.to_dict()
+    error = report.compile_error
+    assert error is not None and error["message_key"] == "load.withheld", error
+    assert error["message_args"]["module"] == "mini_llm.paged_cache", error  # type: ignore[index]
 
 
 def test_a_withheld_module_imported_inside_a_function_is_a_runtime_error_saying_why(
