@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import JudgeError
 from judge.judging import TrustedInputs, expected_observations, judge_source
+from judge.limits import CpuAllowance
 from judge.messages import say
 from judge.questions import Quiz
 from judge.render import table
@@ -84,13 +85,17 @@ def check_problem(problem: ProblemSpec, launcher: Launcher | None = None) -> Pro
 
 
 class _Trusted:
-    """The trusted side of every run of one check: the cases, their expected answers and the
-    calibrated cases' CPU allowances are computed once per seed and shared by every
-    solution judged on it (a torch problem's reference costs as much as a submission)."""
+    """The trusted side of every run of one check: the cases and their expected answers are
+    computed once per seed and shared by every solution judged on it (a torch problem's
+    reference costs as much as a submission); a calibrated case's CPU allowance once per
+    case name, as the server's runner keeps it (runner/refcache.py: such a case has one
+    shape on every seed)."""
 
     def __init__(self, problem: ProblemSpec, launcher: Launcher | None) -> None:
         self.problem, self.launcher = problem, launcher
         self._memo: dict[int, TrustedInputs] = {}
+        self._allowances: dict[str, CpuAllowance] = {}
+        self._counted = True  # False once a launcher could not count a child's CPU time
 
     def judge(self, source: str, seed: int = PUBLIC_SEED) -> Report:
         got = self._inputs(seed)
@@ -118,15 +123,28 @@ class _Trusted:
         cases = build_cases(problem, seed)
         expected = expected_observations(problem, cases)
         got = TrustedInputs(cases, expected, budget_for(expected))
-        if problem.cpu_rule is not None:
+        if problem.cpu_rule is None:
+            return got
+        missing = [c for c in cases if c.calibrated and c.name not in self._allowances]
+        if missing and self._counted:
             load = load_message(problem, problem.reference_source())
             if self.launcher is not None:
-                got.cpu = calibrate(problem, cases, self.launcher, problem.limits, load)
+                measured = calibrate(problem, missing, self.launcher, problem.limits, load)
             else:
                 with WorkDir() as workdir:
                     local = LocalLauncher(workdir.path)
-                    got.cpu = calibrate(problem, cases, local, problem.limits, load)
+                    measured = calibrate(problem, missing, local, problem.limits, load)
+            if measured is None:
+                self._counted = False
+            else:
+                self._allowances.update(measured)
+        if self._counted:
+            got.cpu = {c.name: self._allowances[c.name] for c in cases if c.calibrated}
         return got
+
+    def public_inputs(self) -> TrustedInputs:
+        """The public seed's inputs as the check computed them (empty if that failed)."""
+        return self._inputs(PUBLIC_SEED)
 
 
 def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | None) -> None:
@@ -164,7 +182,7 @@ def _run_checks(problem: ProblemSpec, checks: list[Check], launcher: Launcher | 
         report = trusted.judge(path.read_text(encoding="utf-8"))
         detail = f"{report.passed}/{len(report.cases)} cases" + _why(report)
         checks.append(Check(f"{path.name} AC", report.verdict is Verdict.AC, detail))
-    checks.append(_determinism(problem))
+    checks.append(_determinism(problem, trusted.public_inputs()))
 
 
 def _quiz_checks(problem: ProblemSpec, quiz: Quiz, checks: list[Check]) -> None:
@@ -284,11 +302,16 @@ def _code_lines(source: str) -> list[tuple[int, str]]:
     ]
 
 
-def _determinism(problem: ProblemSpec) -> Check:
+def _determinism(problem: ProblemSpec, first: TrustedInputs) -> Check:
+    """The public seed's cases and expected answers come out the same twice: the check's own
+    computation of them (`first`, when it succeeded), then a fresh one."""
     runs = []
-    for _ in range(2):
-        cases = build_cases(problem, PUBLIC_SEED)
-        expected = expected_observations(problem, cases)
+    for round_ in range(2):
+        if round_ == 0 and first.cases is not None and first.expected is not None:
+            cases, expected = first.cases, first.expected
+        else:
+            cases = build_cases(problem, PUBLIC_SEED)
+            expected = expected_observations(problem, cases)
         tensors: list[TensorData] = []
         blob = json.dumps(
             encode([[c.name, c.args, expected[c.name]] for c in cases], tensors), sort_keys=True

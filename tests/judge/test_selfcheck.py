@@ -259,3 +259,45 @@ def test_judge_run_never_imports_difflib() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60)
     assert proc.returncode == 0
+
+
+# A problem with a CPU rule: one public and one generated calibrated case, whose shape is the
+# same on every seed (only the numbers are drawn), as a real calibrated case's is.
+CPU_RULE_TOML = TOML.format(slug="cpu-rule", per_case=5.0, total=30.0).replace(
+    "memory_mb = 128", "memory_mb = 128\ncpu_vs_reference = 50.0\ncpu_slack_s = 2.0"
+)
+CPU_RULE_CASES = """\
+def public_cases():
+    return [{"name": "small", "args": [1, 2]}, {"name": "long", "args": [3, 4], "calibrated": True}]
+
+
+def generated_cases(rng):
+    return [{"name": "long-hidden", "args": [rng.randint(0, 9), 1], "calibrated": True}]
+
+
+def run(sub, args):
+    return sub.add(*args)
+"""
+
+
+def test_judge_check_measures_each_calibrated_case_once_whatever_the_seed(
+    make_problem: MakeProblem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check judges the reference on three seeds and every solution on one: the
+    reference's CPU time on a calibrated case is measured once per case name, as the
+    server's runner keeps it (it had been measured again for every seed: the sandboxed
+    check of batched-decode spent a third of its two minutes on it)."""
+    import judge.calibration
+
+    measured: list[str] = []
+    real = judge.calibration.calibrate
+
+    def counting(problem, cases, *args, **kwargs):  # type: ignore[no-untyped-def]
+        measured.extend(c.name for c in cases)
+        return real(problem, cases, *args, **kwargs)
+
+    monkeypatch.setattr(judge.calibration, "calibrate", counting)
+    folder = make_problem(slug="cpu-rule", toml=CPU_RULE_TOML, files={"cases.py": CPU_RULE_CASES})
+    result = check_problem(load_problem(folder))
+    assert failing(result) == {}
+    assert sorted(measured) == ["long", "long-hidden"]
