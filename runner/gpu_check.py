@@ -49,6 +49,7 @@ slug = "gpu-check"
 order = 1
 chapter = "gpu"
 tier = "torch"
+device = "cuda"
 points = 1
 tags = ["gpu"]
 [title]

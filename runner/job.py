@@ -33,12 +33,17 @@ _SLACK_MB = 64  # interpreter pages a forked job dirties (copy-on-write) before 
 
 
 def job_limits(
-    limits: Limits, address_space: bool, library: tuple[str, ...] = ()
+    limits: Limits,
+    address_space: bool,
+    library: tuple[str, ...] = (),
+    hidden_devices: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The limits message a worker applies in the job (see runner.jobspace.JobLimits);
-    `library`: the mini_llm modules the job may use (any others are withheld from it)."""
+    `library`: the mini_llm modules the job may use (any others are withheld from it);
+    `hidden_devices`: device nodes the sandbox binds that this job must not reach."""
     return {
         "library": list(library),
+        "hidden_devices": list(hidden_devices),
         "cpu_s": math.ceil(limits.total_time_s) + 1,
         "memory_mb": limits.memory_mb,
         "max_processes": limits.max_processes,
@@ -64,6 +69,7 @@ class SandboxJob:
         cgroups: CgroupSupport,
         address_space: bool,
         library: tuple[str, ...] = (),
+        hidden_devices: tuple[str, ...] = (),
     ) -> None:
         self.worker = worker
         self._exit: ExitInfo | None = None
@@ -80,14 +86,12 @@ class SandboxJob:
         # allows only once every other process of its pid namespace has been reaped.
         self._keeper_reported = False
         try:
-            self._start(limits, cgroups, address_space, library)
+            self._start(limits, cgroups, job_limits(limits, address_space, library, hidden_devices))
         except BaseException:
             self.cleanup()
             raise
 
-    def _start(
-        self, limits: Limits, cgroups: CgroupSupport, address_space: bool, library: tuple[str, ...]
-    ) -> None:
+    def _start(self, limits: Limits, cgroups: CgroupSupport, message: dict[str, Any]) -> None:
         if cgroups.version:
             memory = (limits.memory_mb + 3 * tmpfs_mb(limits) + _SLACK_MB) << 20
             self.cgroup = JobCgroup(cgroups, memory, limits.max_processes + 4)
@@ -99,7 +103,7 @@ class SandboxJob:
         self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         child_ends = [theirs.fileno(), req_r, res_w, out_w, err_w]
         try:
-            self.worker.send_job(job_limits(limits, address_space, library), child_ends)
+            self.worker.send_job(message, child_ends)
         finally:  # the worker has its own copies now (or never will)
             theirs.close()
             for fd in child_ends[1:]:

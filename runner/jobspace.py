@@ -39,6 +39,7 @@ MS_NODEV = 0x4
 MS_NOEXEC = 0x8
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
+MS_BIND = 0x1000
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 PR_SET_DUMPABLE = 4
@@ -63,6 +64,7 @@ class JobLimits:
     tmpfs_mb: int
     address_space: bool  # False on GPU hosts: CUDA reserves far more address space than it uses
     library: tuple[str, ...] = ()  # mini_llm modules loaded before the job's code view closes
+    hidden_devices: tuple[str, ...] = ()  # device nodes covered by /dev/null (a CPU job's GPU)
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> JobLimits:
@@ -87,6 +89,12 @@ class JobLimits:
         ):
             raise ValueError(f"job library must be a list of mini_llm modules, got {library!r}")
         values["library"] = tuple(library)
+        hidden = data.get("hidden_devices", [])
+        if type(hidden) is not list or any(
+            type(n) is not str or not n.startswith("/dev/") or ".." in n for n in hidden
+        ):
+            raise ValueError(f"hidden devices must be a list of /dev paths, got {hidden!r}")
+        values["hidden_devices"] = tuple(hidden)
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -124,6 +132,15 @@ def mount_job_filesystems(tmpfs_mb: int) -> None:
     options = f"size={tmpfs_mb}m,nr_inodes=4096,mode=1777"
     for target in ("/tmp", "/dev/shm", JOB_DIR):
         _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
+
+
+def hide_devices(nodes: tuple[str, ...]) -> None:
+    """Cover each device node with /dev/null in the job's mount namespace: the worker's
+    sandbox binds the GPU's nodes, and a job whose problem does not use the GPU must not
+    open them (its figures count only CPU time). Mounting needs CAP_SYS_ADMIN, which the
+    job drops before its code runs, so the submission cannot take the cover off."""
+    for node in nodes:
+        _mount("/dev/null", node, "", MS_BIND, None)
 
 
 def load_library(modules: tuple[str, ...]) -> None:

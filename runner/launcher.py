@@ -65,12 +65,22 @@ class SandboxLauncher:
         return "the job's pid namespace, walked in /proc"
 
     def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
-        return self.launch_tier(problem.tier, limits, job_library(problem))
+        return self.launch_tier(
+            problem.tier, limits, job_library(problem), uses_gpu=problem.device == "cuda"
+        )
 
-    def launch_tier(self, tier: str, limits: Limits, library: tuple[str, ...] = ()) -> _PooledJob:
+    def launch_tier(
+        self, tier: str, limits: Limits, library: tuple[str, ...] = (), uses_gpu: bool = False
+    ) -> _PooledJob:
         """A job for a problem of `tier` ("browser" or "torch") under `limits`, importing the
-        mini_llm modules in `library` (a browser-tier job needs none)."""
-        gpu = self.gpu_slots if tier == "torch" else None
+        mini_llm modules in `library` (a browser-tier job needs none). Only a job that
+        `uses_gpu` (its problem says device = "cuda") sees the GPU's device nodes, holds a
+        GPU slot and goes without the address-space limit; every other job finds the nodes
+        covered by /dev/null, so a problem judged by its CPU time cannot move the work to a
+        device the CPU count does not see."""
+        gpu_nodes = self.layout.gpu_nodes
+        on_gpu = uses_gpu and bool(gpu_nodes)
+        gpu = self.gpu_slots if on_gpu else None
         if gpu is not None:
             gpu.acquire()
         try:
@@ -82,7 +92,12 @@ class SandboxLauncher:
             raise
         try:
             job = SandboxJob(
-                worker, limits, self.cgroups, not self.layout.gpu_nodes, library=library
+                worker,
+                limits,
+                self.cgroups,
+                not on_gpu,
+                library=library,
+                hidden_devices=() if on_gpu else gpu_nodes,
             )
         except BaseException:
             self.pool.release(worker, healthy=False)

@@ -31,6 +31,7 @@ from runner.jobspace import (
     JobLimits,
     drop_capabilities,
     enter_job_namespaces,
+    hide_devices,
     load_library,
     make_undumpable,
     mount_job_filesystems,
@@ -159,6 +160,7 @@ def _job_pid1(limits: JobLimits, flt: Any) -> None:
     code = 70
     try:
         mount_job_filesystems(limits.tmpfs_mb)
+        hide_devices(limits.hidden_devices)
         load_library(limits.library)  # the problem's part of mini_llm, then its folder is covered
         os.chdir(JOB_DIR)
         os.environ.update(HOME=JOB_DIR, TMPDIR="/tmp")
