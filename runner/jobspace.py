@@ -62,7 +62,7 @@ class JobLimits:
     max_file_bytes: int
     max_open_files: int
     tmpfs_mb: int
-    address_space: bool  # False on GPU hosts: CUDA reserves far more address space than it uses
+    address_space: bool  # False for a GPU job: CUDA reserves far more address space than it uses
     library: tuple[str, ...] = ()  # mini_llm modules loaded before the job's code view closes
     hidden_devices: tuple[str, ...] = ()  # device nodes covered by /dev/null (a CPU job's GPU)
 
@@ -89,7 +89,7 @@ class JobLimits:
         ):
             raise ValueError(f"job library must be a list of mini_llm modules, got {library!r}")
         values["library"] = tuple(library)
-        hidden = data.get("hidden_devices", [])
+        hidden = data.get("hidden_devices", [])  # absent: none to hide (the runner always sends it)
         if type(hidden) is not list or any(
             type(n) is not str or not n.startswith("/dev/") or ".." in n for n in hidden
         ):
