@@ -166,6 +166,12 @@ def warm(names: tuple[str, ...] | None = None) -> list[str]:
     return loaded
 
 
+def loaded_models() -> list[Transformer]:
+    """Every checkpoint this process has loaded so far."""
+    with _lock:
+        return list(_loaded.values())
+
+
 def build(root: Path) -> list[Path]:
     """Write every generated checkpoint that is missing under `root`; return those written."""
     # Imported here, not with the zoo: jobs load the zoo, and the test helpers (transformers'

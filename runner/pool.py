@@ -58,7 +58,7 @@ class WorkerPool:
 
     def _start(self, preload: tuple[str, ...] | None = None) -> WorkerProcess:
         chosen = self.preload if preload is None else preload
-        worker = WorkerProcess(self.layout, self.identity, chosen)
+        worker = WorkerProcess(self.layout, self.identity, chosen, warm=self.warm)
         with self._lock:
             self._all.add(worker)
             self.started += 1

@@ -24,7 +24,7 @@ import os
 import socket
 import sys
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runner.jobspace import (
     JOB_DIR,
@@ -39,16 +39,20 @@ from runner.jobspace import (
 )
 from runner.seccomp_policy import build_filter
 
+if TYPE_CHECKING:
+    from runner.weight_image import WeightImage as _WeightImage
+
 MESSAGE_BYTES = 1 << 16
 JOB_FDS = 5  # control socket, request read end, result write end, stdout, stderr
 _STATUS_FD = 5
 
 
 def main() -> None:
-    """Entry point inside the sandbox: argv = [sock_fd, uid, gid, preload modules...]."""
+    """Entry point inside the sandbox: argv = [sock_fd, uid, gid, warm|cold, preload modules...]
+    (a warm worker forks many jobs, a cold one a single job)."""
     sock_fd, uid, gid = (int(arg) for arg in sys.argv[1:4])
     make_undumpable()
-    loaded = _preload(sys.argv[4:])
+    loaded = _preload(sys.argv[5:], warm=sys.argv[4] == "warm")
     flt = build_filter()
     sock = socket.socket(fileno=sock_fd)
     sock.send(json.dumps({"ready": True, "preloaded": loaded}).encode())
@@ -68,8 +72,13 @@ def main() -> None:
         sock.send(json.dumps({"done": True, "keeper_status": status}).encode())
 
 
-def _preload(modules: list[str]) -> list[str]:
+# A warm worker's checkpoints, moved where forking a job copies no page tables for them.
+_weights: _WeightImage | None = None
+
+
+def _preload(modules: list[str], warm: bool) -> list[str]:
     """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
+    global _weights  # set once, before the first fork
     # The loop every job runs, and the finder of a problem that withholds a part.
     import judge.child
     import judge.withheld  # noqa: F401
@@ -86,8 +95,13 @@ def _preload(modules: list[str]) -> list[str]:
     zoo = sys.modules.get("mini_llm.zoo")
     if zoo is not None:
         # The problems' checkpoints, read once here: every job forked from this worker finds
-        # them in memory (copy-on-write), so no job pays for loading them.
+        # them in memory, so no job pays for loading them. A warm worker forks many jobs, so
+        # it moves them where a fork copies no page tables for them (runner/weight_image.py).
         loaded += [f"model:{name}" for name in zoo.warm()]
+        if warm:
+            from runner.weight_image import WeightImage  # noqa: PLC0415 (imports torch)
+
+            _weights = WeightImage(zoo.loaded_models())
     os.environ.clear()
     os.environ.update(environment)
     torch = sys.modules.get("torch")
@@ -161,6 +175,8 @@ def _job_pid1(limits: JobLimits, flt: Any) -> None:
     try:
         mount_job_filesystems(limits.tmpfs_mb)
         hide_devices(limits.hidden_devices)
+        if _weights is not None:
+            _weights.allow_private_writes()
         load_library(limits.library)  # the problem's part of mini_llm, then its folder is covered
         os.chdir(JOB_DIR)
         os.environ.update(HOME=JOB_DIR, TMPDIR="/tmp")

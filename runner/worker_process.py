@@ -30,12 +30,20 @@ class WorkerProcess:
         layout: SandboxLayout,
         identity: SandboxIdentity,
         preload: tuple[str, ...],
+        warm: bool,
         tmp_mb: int = 16,
         start_timeout: float = 60.0,
     ) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = layout.bwrap_argv(
-            [str(theirs.fileno()), str(identity.uid), str(identity.gid), *preload], tmp_mb
+            [
+                str(theirs.fileno()),
+                str(identity.uid),
+                str(identity.gid),
+                "warm" if warm else "cold",
+                *preload,
+            ],
+            tmp_mb,
         )
         switch: dict[str, Any] = {}
         if identity.switched:

@@ -14,6 +14,7 @@ memory there that outlived it.
 
 from __future__ import annotations
 
+import glob
 import json
 import sys
 import uuid
@@ -191,11 +192,28 @@ def test_a_later_job_cannot_read_an_earlier_jobs_source(harness):
 
 
 def _shmem_kb() -> int:
+    """The host's Shmem, less the warm workers' weight images (runner/weight_image.py): a
+    torch worker that another test starts or retires meanwhile moves Shmem by its image."""
     with open("/proc/meminfo") as f:
         for line in f:
             if line.startswith("Shmem:"):
-                return int(line.split()[1])
+                return int(line.split()[1]) - _weight_images_kb()
     raise AssertionError("no Shmem line in /proc/meminfo")
+
+
+def _weight_images_kb() -> int:
+    sizes: dict[str, int] = {}  # inode -> the largest mapping of it (the whole file)
+    for maps in glob.glob("/proc/[0-9]*/maps"):
+        try:
+            with open(maps) as f:
+                lines = [line for line in f if "memfd:judge-weights" in line]
+        except OSError:  # the process is gone, or not ours to read
+            continue
+        for line in lines:
+            span, _perms, _offset, _dev, inode, *_ = line.split()
+            start, end = (int(x, 16) for x in span.split("-"))
+            sizes[inode] = max(sizes.get(inode, 0), end - start)
+    return sum(sizes.values()) // 1024
 
 
 def test_memory_parked_in_any_writable_filesystem_does_not_outlive_the_job(harness):
