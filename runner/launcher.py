@@ -15,7 +15,7 @@ from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.pool import WorkerPool
-from runner.worker_process import WorkerError
+from runner.worker_process import WorkerError, WorkerProcess
 
 # What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
 # withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
@@ -51,10 +51,43 @@ class SandboxLauncher:
         sweep_stale(self.cgroups)  # what a runner that was killed could not remove
 
         self.preload = _available(TORCH_PRELOAD) if preload is None else preload
-        self.pool = WorkerPool(self.layout, self.identity, self.preload, pool_size)
+        self.pools = self._make_pools(pool_size)
+        # At most pool_size jobs at once, whichever pools they come from.
+        self._job_slots = threading.BoundedSemaphore(pool_size) if pool_size else None
         gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
         self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
+
+    def _make_pools(self, size: int) -> dict[str, WorkerPool]:
+        """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
+        their own without torch: forking a worker that holds torch and the checkpoints, and
+        the job's exit, cost a browser-tier job about 20 ms more (docs/BENCHMARKS.md)."""
+        torch = WorkerPool(self.layout, self.identity, self.preload, size)
+        if size == 0 or not self.preload:  # cold (each job's worker imports its own), or light
+            return {"browser": torch, "torch": torch}
+        try:
+            browser = WorkerPool(self.layout, self.identity, (), size)
+        except BaseException:
+            torch.close()
+            raise
+        return {"browser": browser, "torch": torch}
+
+    @property
+    def warm(self) -> bool:
+        """Whether jobs are forked from warm workers (else a fresh worker per job)."""
+        return self.pools["torch"].warm
+
+    def workers(self) -> tuple[WorkerProcess, ...]:
+        """Every worker of every pool now, idle or running a job (a snapshot)."""
+        return tuple(w for pool in self._distinct_pools() for w in pool.workers())
+
+    @property
+    def workers_started(self) -> int:
+        """Workers started so far by every pool, replacements included."""
+        return sum(pool.started for pool in self._distinct_pools())
+
+    def _distinct_pools(self) -> list[WorkerPool]:
+        return list({id(pool): pool for pool in self.pools.values()}.values())
 
     @property
     def cpu_accounting(self) -> str:
@@ -80,15 +113,15 @@ class SandboxLauncher:
         device the CPU count does not see."""
         gpu_nodes = self.layout.gpu_nodes
         on_gpu = uses_gpu and bool(gpu_nodes)
-        gpu = self.gpu_slots if on_gpu else None
-        if gpu is not None:
-            gpu.acquire()
+        pool = self.pools["torch" if tier == "torch" else "browser"]
+        held = _Slots()
         try:
+            held.take(self._job_slots)
+            held.take(self.gpu_slots if on_gpu else None)
             # A fresh (cold) worker imports only what the tier needs; warm ones have everything.
-            worker = self.pool.acquire(self.preload if tier == "torch" else ())
+            worker = pool.acquire(self.preload if tier == "torch" else ())
         except BaseException:
-            if gpu is not None:
-                gpu.release()
+            held.release()
             raise
         try:
             job = SandboxJob(
@@ -100,25 +133,40 @@ class SandboxLauncher:
                 hidden_devices=() if on_gpu else gpu_nodes,
             )
         except BaseException:
-            self.pool.release(worker, healthy=False)
-            if gpu is not None:
-                gpu.release()
+            pool.release(worker, healthy=False)
+            held.release()
             raise
-        return _PooledJob(job, self.pool, gpu)
+        return _PooledJob(job, pool, held)
 
     def close(self) -> None:
-        self.pool.close()
+        for pool in self._distinct_pools():
+            pool.close()
+
+
+class _Slots:
+    """The semaphores a job holds (its share of the pool size, its GPU), released once."""
+
+    def __init__(self) -> None:
+        self._held: list[threading.BoundedSemaphore] = []
+
+    def take(self, slots: threading.BoundedSemaphore | None) -> None:
+        if slots is not None:
+            slots.acquire()
+            self._held.append(slots)
+
+    def release(self) -> None:
+        held, self._held = self._held, []
+        for slots in reversed(held):
+            slots.release()
 
 
 class _PooledJob:
-    """A SandboxJob that gives its worker (and GPU slot) back when cleaned up."""
+    """A SandboxJob that gives its worker (and its slots) back when cleaned up."""
 
-    def __init__(
-        self, job: SandboxJob, pool: WorkerPool, gpu: threading.BoundedSemaphore | None
-    ) -> None:
+    def __init__(self, job: SandboxJob, pool: WorkerPool, held: _Slots) -> None:
         self._job = job
         self._pool = pool
-        self._gpu = gpu
+        self._held = held
         self._released = False
         self.request_fd = job.request_fd
         self.result_fd = job.result_fd
@@ -154,8 +202,7 @@ class _PooledJob:
             return
         self._released = True
         self._pool.release(self._job.worker, self._job.healthy)
-        if self._gpu is not None:
-            self._gpu.release()
+        self._held.release()
 
 
 def job_library(problem: ProblemSpec) -> tuple[str, ...]:

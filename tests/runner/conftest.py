@@ -147,14 +147,14 @@ def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterato
     before = {root: tree_snapshot(root) for root in (REPO / "judge", REPO / "runner")}
     before[add_problem.path] = tree_snapshot(add_problem.path)
     h = Harness(RecordingLauncher(warm_launcher), add_problem, uid)
-    workers_before = warm_launcher.pool.started
+    workers_before = warm_launcher.workers_started
     # What earlier runs left (a killed server's folders) is not this test's doing.
     owned_before = set(sandbox_owned_files(uid)) if sandbox_identity().switched else set()
     fds_before = _open_fds()
     yield h
     normal = h.judge(add_problem.reference_source())
     assert normal.verdict.value == "AC", normal.to_dict()
-    assert warm_launcher.pool.started == workers_before, "the job took its warm worker down"
+    assert warm_launcher.workers_started == workers_before, "the job took its warm worker down"
     h.assert_contained()
     assert _open_fds() <= fds_before, "the runner leaked descriptors"
     for root, snapshot in before.items():

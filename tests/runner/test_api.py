@@ -68,7 +68,7 @@ def test_sandbox_launcher_is_what_judge_run_sandbox_uses() -> None:
     launcher = api.sandbox_launcher()
     try:
         assert isinstance(launcher, SandboxLauncher) and launcher.name == "sandbox"
-        assert not launcher.pool.warm
+        assert not launcher.warm
     finally:
         launcher.close()
 

@@ -45,7 +45,7 @@ def _kill_worker_when_job_runs(launcher: SandboxLauncher, recorder: RecordingLau
         if recorder.jobs and len(recorder.jobs[0].pid_ns.members()) >= 4:
             break
         time.sleep(0.02)
-    for worker in launcher.pool.workers():
+    for worker in launcher.workers():
         worker.kill()
 
 
@@ -85,7 +85,7 @@ def test_a_worker_killed_while_another_thread_waits_on_it_raises_a_worker_error(
     selecting on, and the cleanup raised ValueError (a closed descriptor) instead."""
     from runner.worker_process import WorkerError
 
-    (worker,) = launcher_without_cgroups.pool.workers()
+    (worker,) = launcher_without_cgroups.workers()
     errors: list[BaseException] = []
 
     def wait_for_a_message() -> None:
