@@ -154,9 +154,10 @@ class SandboxJob:
     def kill(self) -> None:
         """SIGKILL the job's pid 1 (the kernel then kills its whole pid namespace)."""
         if self.pidfd >= 0:
+            # Its whole pid namespace dies with it; cleanup() still sweeps the cgroup.
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-        if self.cgroup is not None:
+        elif self.cgroup is not None:
             self.cgroup.kill_all()
 
     def wait(self, timeout: float) -> ExitInfo:
@@ -201,6 +202,8 @@ class SandboxJob:
         finally:
             emptied = self._wait_pid_ns_empty()
             self._release_resources()
+        # Waited for, not deferred to the worker's next job: the keeper holds the job's mount
+        # namespace, and with it the memory of the job's scratch filesystems.
         self.healthy = emptied and self._worker_done()
 
     def _wait_pid_ns_empty(self) -> bool:

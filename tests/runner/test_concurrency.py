@@ -84,7 +84,19 @@ def test_a_worker_dying_mid_job_is_an_internal_error_and_is_replaced(
         if done == 1:
             jobs[0].worker.kill()
 
-    source = add_problem.reference_source()
+    # The second case waits, so the job is certainly still running when its worker dies (a
+    # job of quick cases could finish in the moment the kernel takes to empty the sandbox).
+    source = textwrap.dedent(
+        """
+        import time
+        calls = []
+        def add(a, b):
+            calls.append(1)
+            if len(calls) > 1:
+                time.sleep(30)
+            return a + b
+        """
+    )
     report = judge_source(add_problem, source, launcher=Spy(), progress=kill_after_the_first_case)
     assert report.verdict is Verdict.IE
     assert "worker died" in (report.internal_error or "")
