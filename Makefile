@@ -10,7 +10,7 @@ STAMPS    := .stamps
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench clean
+.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench bench-gate clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
@@ -126,6 +126,11 @@ $(MODELS)/config.json: $(STAMPS)/venv
 $(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py mini_llm/config.py
 	$(BIN)/python -m mini_llm.zoo build models
 	@touch $@
+
+# This tree against BASE (a commit; default HEAD) on the five judging paths, side by side.
+BASE ?= HEAD
+bench-gate: setup
+	$(BIN)/python bench/bench_before_after.py --base $(BASE)
 
 bench: setup
 	$(BIN)/python bench/bench_judge_overhead.py
