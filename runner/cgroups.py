@@ -164,8 +164,8 @@ class JobCgroup:
     def __init__(self, support: CgroupSupport, memory_bytes: int, max_pids: int) -> None:
         self.support = support
         self.memory_bytes = memory_bytes
-        name = f"judge-job-{uuid.uuid4().hex[:12]}"
-        self.dirs = {controller: parent / name for controller, parent in support.dirs}
+        self.name = f"judge-job-{uuid.uuid4().hex[:12]}"
+        self.dirs = {controller: parent / self.name for controller, parent in support.dirs}
         made: set[Path] = set()
         for path in self.dirs.values():
             # Co-mounted v1 controllers (cpu,cpuacct) are one directory under two names.
@@ -197,6 +197,40 @@ class JobCgroup:
         """Move `pid` (host pid namespace) in; its future children follow."""
         for path in self.dirs.values():
             (path / "cgroup.procs").write_text(str(pid))
+
+    def open_task_files(self) -> list[int]:
+        """v1: each hierarchy's `tasks` file, opened for writing, for the job to move itself
+        in with (runner/worker.py `_join_cgroups`); none on v2, where the runner moves it."""
+        if self.support.version != 1:
+            return []
+        fds: list[int] = []
+        try:
+            for path in {p.resolve() for p in self.dirs.values()}:
+                fds.append(os.open(path / "tasks", os.O_WRONLY | os.O_CLOEXEC))
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return fds
+
+    def ensure(self, pid: int) -> None:
+        """Make sure `pid` is in every hierarchy of this cgroup: where it moved itself in, a
+        look at /proc/PID/cgroup; elsewhere the move (add)."""
+        if not self.holds(pid):
+            self.add(pid)
+
+    def holds(self, pid: int) -> bool:
+        """Whether /proc/PID/cgroup puts `pid` in this cgroup in every hierarchy."""
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            return False
+        found: dict[str, str] = {}
+        for line in lines:
+            _id, controllers, path = line.split(":", 2)
+            for controller in controllers.split(","):
+                found[controller or "unified"] = path
+        return all(found.get(c, "").rsplit("/", 1)[-1] == self.name for c in self.dirs)
 
     def pids(self) -> list[int]:
         found: set[int] = set()

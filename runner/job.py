@@ -102,6 +102,10 @@ class SandboxJob:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         child_ends = [theirs.fileno(), req_r, res_w, out_w, err_w]
+        if self.cgroup is not None:
+            task_files = self.cgroup.open_task_files()
+            message["cgroup_files"] = len(task_files)
+            child_ends += task_files
         try:
             self.worker.send_job(message, child_ends)
         finally:  # the worker has its own copies now (or never will)
@@ -129,7 +133,7 @@ class SandboxJob:
             raise WorkerError("the job's pid 1 exited during the handshake") from None
         self.host_pid = pid
         if self.cgroup is not None:
-            self.cgroup.add(pid)
+            self.cgroup.ensure(pid)
         self.ctl.send(b"go")
 
     def _stderr_tail(self) -> str:

@@ -52,6 +52,9 @@ _LAST_CAP = 63
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+MAX_CGROUP_FILES = 8  # one per v1 hierarchy a job's cgroup spans (four here)
+
+
 @dataclass(frozen=True, slots=True)
 class JobLimits:
     """The per-process limits one job runs under (sent by the runner as JSON)."""
@@ -65,6 +68,7 @@ class JobLimits:
     address_space: bool  # False for a GPU job: CUDA reserves far more address space than it uses
     library: tuple[str, ...] = ()  # mini_llm modules loaded before the job's code view closes
     hidden_devices: tuple[str, ...] = ()  # device nodes covered by /dev/null (a CPU job's GPU)
+    cgroup_files: int = 0  # the job's v1 cgroup task files sent with its descriptors
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> JobLimits:
@@ -95,6 +99,10 @@ class JobLimits:
         ):
             raise ValueError(f"hidden devices must be a list of /dev paths, got {hidden!r}")
         values["hidden_devices"] = tuple(hidden)
+        files = data.get("cgroup_files", 0)  # absent: none sent
+        if type(files) is not int or not 0 <= files <= MAX_CGROUP_FILES:
+            raise ValueError(f"cgroup_files must be 0..{MAX_CGROUP_FILES}, got {files!r}")
+        values["cgroup_files"] = files
         return cls(**values)  # type: ignore[arg-type]
 
 

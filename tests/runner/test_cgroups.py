@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,46 @@ def test_process_limit_stops_a_fork_bomb() -> None:
     finally:
         cgroup.remove()
     assert all(not path.exists() for path in cgroup.dirs.values())
+
+
+@needs_cgroups
+def test_a_process_given_the_task_files_moves_itself_in_and_ensure_leaves_it_there() -> None:
+    cgroup = JobCgroup(SUPPORT, memory_bytes=64 << 20, max_pids=8)
+    fds = cgroup.open_task_files()
+    if SUPPORT.version != 1:
+        assert fds == []  # v2: the runner moves the job itself
+        cgroup.remove()
+        return
+    writes = "".join(f"os.write({fd}, b'0'); " for fd in fds)
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", f"import os, time; {writes}time.sleep(60)"], pass_fds=fds
+    )
+    try:
+        for fd in fds:
+            os.close(fd)
+        deadline = time.monotonic() + 30
+        while cgroup.pids() != [proc.pid] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cgroup.pids() == [proc.pid]
+        assert cgroup.holds(proc.pid)
+        cgroup.ensure(proc.pid)
+        assert cgroup.pids() == [proc.pid]
+    finally:
+        cgroup.remove()
+    assert proc.wait(10) == -signal.SIGKILL
+
+
+@needs_cgroups
+def test_ensure_moves_a_process_that_did_not_move_itself_in() -> None:
+    cgroup = JobCgroup(SUPPORT, memory_bytes=64 << 20, max_pids=8)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not cgroup.holds(proc.pid)
+        cgroup.ensure(proc.pid)
+        assert cgroup.pids() == [proc.pid]
+    finally:
+        cgroup.remove()
+    assert proc.wait(10) == -signal.SIGKILL
 
 
 @needs_cgroups

@@ -259,3 +259,25 @@ def test_memory_parked_in_any_writable_filesystem_does_not_outlive_the_job(harne
         """
     )
     assert _report_json(probe) == {p: [] for p in OWN_PLACES}
+
+
+def test_a_job_holds_no_descriptor_but_its_own_pipes(harness):
+    """In particular not the cgroup task files its pid 1 moved itself in with: written with
+    the runner's credentials, one would let a job move any process into its cgroup."""
+    report = harness.judge(
+        """
+        import json, os
+        fds = {}
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                fds[name] = os.readlink(f"/proc/self/fd/{name}")
+            except OSError:
+                pass
+        print("REPORT " + json.dumps(fds))
+        def add(a, b):
+            return a + b
+        """
+    )
+    fds = _report_json(report)
+    assert not any("cgroup" in target or "tasks" in target for target in fds.values()), fds
+    assert {int(n) for n in fds} <= {0, 1, 2, 3, 4, 5, 6}, fds  # 5/6: the listing itself
