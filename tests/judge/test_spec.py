@@ -152,6 +152,20 @@ def test_unknown_slug_suggests_the_closest(make_problem: MakeProblem) -> None:
         ProblemSet(root).get("ad")
 
 
+def test_a_problem_set_loads_an_unchanged_problem_once_and_an_edited_one_again(
+    make_problem: MakeProblem,
+) -> None:
+    folder = make_problem()
+    problems = ProblemSet(folder.parent)
+    first = problems.get("add")
+    assert problems.get("add") is first
+    (folder / "cases.py").write_text((folder / "cases.py").read_text() + "\n# edit\n")
+    edited = problems.get("add")
+    assert edited.version != first.version
+    (folder / "extra.txt").write_text("a new file is an edit too")
+    assert problems.get("add").version != edited.version
+
+
 def test_missing_problems_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="problems folder not found"):
         ProblemSet(tmp_path / "nowhere")
