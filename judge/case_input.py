@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from judge.pictures import picture
-
 # Keys of `args` whose list holds one operation per step of the observed trace
 # (docs/stateful-problems.md); the scheduler's "requests" are arrivals, not steps.
 TRACE_KEYS = ("ops", "events")
@@ -106,6 +104,10 @@ def _with_picture(
 ) -> CaseInput:
     if got is None:
         return shown
+    # Imported here: only a failing public case draws a picture, and the drawing modules
+    # are a large part of a run's start-up.
+    from judge.pictures import picture
+
     return replace(shown, picture=picture(args, expected, got, step))
 
 

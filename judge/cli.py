@@ -355,9 +355,6 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from judge.judging import judge_source
-    from judge.render import print_report
-
     if args.json and args.show_test is not None:
         raise UsageError(say("cli.json_or_show_test"))
     problem = ProblemSet(args.problems).get(args.slug)
@@ -369,15 +366,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     if launcher is None and not args.json and not quiz:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
     progress = None if args.json or not sys.stderr.isatty() else _progress_in(lang)
-    report = judge_source(
-        problem, source, seed=args.seed, launcher=launcher, progress=progress,
-        solution=str(args.file),
-    )  # fmt: skip
+    # A local child starts now, and its interpreter starts while this process imports the
+    # judging machinery below. Not under a CPU rule: the reference is timed in a child of
+    # its own first, with nothing else running.
+    early = None
+    if launcher is None and not quiz and problem.cpu_rule is None:
+        from judge.launch import StartedLauncher
+
+        early = StartedLauncher(problem, problem.limits)
+    try:
+        from judge.judging import judge_source
+
+        report = judge_source(
+            problem, source, seed=args.seed, launcher=launcher or early, progress=progress,
+            solution=str(args.file),
+        )  # fmt: skip
+    finally:
+        if early is not None:
+            early.close()
     if args.json:
         _print_json(report.to_dict())
     elif args.show_test is not None:
         print(_failing_case(report, args.show_test).test)
     else:
+        from judge.render import print_report  # only the text report needs it
+
         quoted = f"{shlex.quote(problem.slug)} {shlex.quote(str(args.file))}"
         show_test = _command(args.invocation, args.problems, f"run {quoted} --show-test")
         print_report(report, problem, lang, show_test)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from judge.messages import Message, say
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    # The catalog is imported where a message is said: the child process imports this
+    # module for its protocol errors and never says anything (start-up time).
+    from judge.messages import Message
 
 
 class JudgeError(Exception):
@@ -27,6 +31,8 @@ class UnknownProblem(JudgeError):
     """No problem has this slug; suggests the closest one."""
 
     def __init__(self, slug: str, suggestion: str | None) -> None:
+        from judge.messages import say  # here, not at the top: see TYPE_CHECKING above
+
         self.slug = slug
         self.suggestion = suggestion
         if suggestion:
@@ -48,7 +54,7 @@ class UsageError(JudgeError):
     """Bad command-line usage: English text, or a catalog message said in either language."""
 
     def __init__(self, message: str | Message) -> None:
-        if isinstance(message, Message):
+        if not isinstance(message, str):  # a Message: this module does not import the catalog
             self.said = message
             message = message.en
         super().__init__(message)

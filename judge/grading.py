@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from judge.case_input import case_input
 from judge.cases import Case
 from judge.checkers import check
 from judge.errors import BadReference
@@ -13,7 +12,6 @@ from judge.messages import Message, raw, recognise, say
 from judge.outcome import NOT_TIMED, ExitInfo, Outcome, OutcomeKind
 from judge.report import CaseResult
 from judge.verdict import Verdict
-from judge.withheld import message_for, withheld_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -32,6 +30,8 @@ def grade(
         result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
     if result.verdict in (Verdict.AC, None):
         return result
+    from judge.case_input import case_input  # only a failing public case shows its input
+
     shown = case_input(case.args, expected, step, got=outcome.observation)
     test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
     return replace(result, input=shown, test=test)
@@ -162,6 +162,8 @@ def describe_failure(outcome: Outcome) -> tuple[Verdict, Message]:
         case OutcomeKind.ERROR:
             if outcome.exception in ("MemoryError", "OutOfMemoryError"):  # the latter: torch GPU
                 return Verdict.MLE, say("case.out_of_memory")
+            from judge.withheld import message_for, withheld_name  # an error's case only
+
             module = (
                 withheld_name(outcome.message) if outcome.exception == "WithheldModule" else None
             )

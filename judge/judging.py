@@ -15,7 +15,7 @@ answers.toml (judge/quiz.py), with the same Report.
 
 from __future__ import annotations
 
-from judge import environment, threads_only
+from judge import environment
 from judge.budget import ResultBudget, budget_for
 from judge.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.grading import coarse_ms, conceal, crash_verdict, describe_failure, grade, time_step_ms
@@ -30,7 +30,6 @@ from judge.source import validate_source
 from judge.spec import ProblemKind, ProblemSpec
 from judge.verdict import Verdict, overall
 from judge.wire import normalize
-from judge.withheld import message_for, withheld_name
 from judge.workdir import WorkDir
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -87,7 +86,7 @@ def _cpu_rule_said(launcher: Launcher | None, counted: bool) -> str:
     if not counted:
         return _CPU_RULE_OFF
     how = launcher.cpu_accounting if launcher is not None else LocalLauncher.cpu_accounting
-    helpers = "new processes refused" if threads_only.available() else "processes allowed"
+    helpers = "new processes refused" if _can_refuse_processes() else "processes allowed"
     return f"enforced: CPU time counted by {how}; {helpers}"
 
 
@@ -154,8 +153,16 @@ def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:
         "driver": problem.cases_source(),
         "names": list(problem.names),
         "withheld": list(problem.withheld),
-        "threads_only": problem.cpu_rule is not None and threads_only.available(),
+        "threads_only": problem.cpu_rule is not None and _can_refuse_processes(),
     }
+
+
+def _can_refuse_processes() -> bool:
+    """judge.threads_only.available(), asked only under a CPU rule: the module loads ctypes,
+    which no other run needs (start-up time)."""
+    from judge import threads_only
+
+    return threads_only.available()
 
 
 def _run_child(
@@ -282,6 +289,8 @@ def _overall(
 
 def _load_error_said(error: dict[str, object]) -> dict[str, object]:
     """The child's load error in the catalog's words; a withheld module's names its part."""
+    from judge.withheld import message_for, withheld_name  # imported for a load error only
+
     module = (
         withheld_name(str(error.get("message", ""))) if error.get("kind") == "withheld" else None
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 from judge.limits import Limits
 from judge.outcome import ExitInfo
 from judge.spec import ProblemSpec
+from judge.workdir import WorkDir
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the judge package
 SESSION_ACCOUNTING = "the child's session, walked in /proc"
@@ -154,3 +155,38 @@ class LocalLauncher:
 
     def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
         return LocalProcess(problem, limits, self._workdir, self._user)
+
+
+class StartedLauncher:
+    """A local launcher whose child is started the moment it is made, in a working folder
+    of its own: `judge run` makes it before it imports what judging the cases needs, so the
+    child's interpreter starts while the parent imports, not after. The first launch() for
+    the same problem and limits hands that child over; close() ends it if no run took it,
+    then removes the folder."""
+
+    name = LocalLauncher.name
+    cpu_accounting = SESSION_ACCOUNTING
+
+    def __init__(self, problem: ProblemSpec, limits: Limits) -> None:
+        self._workdir = WorkDir()
+        try:
+            self._local = LocalLauncher(self._workdir.path)
+            self._started: LocalProcess | None = self._local.launch(problem, limits)
+        except BaseException:
+            self._workdir.remove()
+            raise
+        self._problem, self._limits = problem, limits
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+        started, self._started = self._started, None
+        if started is not None and problem is self._problem and limits == self._limits:
+            return started
+        if started is not None:  # started for another run: never reuse it for this one
+            started.cleanup()
+        return self._local.launch(problem, limits)
+
+    def close(self) -> None:
+        started, self._started = self._started, None
+        if started is not None:
+            started.cleanup()
+        self._workdir.remove()

@@ -54,8 +54,12 @@ class Outcome:
         """The same outcome, its observation dropped once graded."""
         return self if self.observation is None else replace(self, observation=None)
 
+    # Each returns the outcome itself where nothing changes: every case passes through
+    # both, and a copy (dataclasses.replace) is a cost on each case's critical path.
     def with_cpu(self, cpu_s: float | None) -> Outcome:
-        return replace(self, cpu_s=cpu_s)
+        return self if cpu_s is None and self.cpu_s is None else replace(self, cpu_s=cpu_s)
 
     def with_output(self, stdout: str, stderr: str) -> Outcome:
+        if stdout == self.stdout and stderr == self.stderr:
+            return self
         return replace(self, stdout=stdout, stderr=stderr)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from judge import messages
 from judge.messages import Message
-from judge.pictures import summary_lines
 from judge.report import CaseResult, Report
 from judge.spec import ProblemSpec
 from judge.textcap import bounded
@@ -195,6 +194,11 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
     if shown.state_before is not None and shown.step is not None:
         lines.append("  " + say("state_before", lang, step=shown.step))
         lines.append("    " + _indented(_json(shown.state_before), 4))
+    if shown.picture is None:
+        return lines
+    # Imported here: only a case with a picture needs the drawing modules (start-up time).
+    from judge.pictures import summary_lines
+
     return lines + [clean(line) for line in summary_lines(shown.picture, lang)]
 
 

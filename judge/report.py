@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.case_input import CaseInput
 from judge.messages import Message
 from judge.verdict import Verdict
 
@@ -12,6 +11,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
+    from judge.case_input import CaseInput
     from judge.speed import SpeedResult
 
 
@@ -77,6 +77,10 @@ class CaseResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> CaseResult:
+        # Imported here: `judge run` never reads a report back, and only a failing public
+        # case has an input (start-up time).
+        from judge.case_input import CaseInput
+
         verdict = data.get("verdict")
         return cls(
             name=str(data["name"]),

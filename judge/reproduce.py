@@ -14,8 +14,10 @@ import json
 import os
 from dataclasses import dataclass
 
-from judge.case_input import CaseInput, trace_labels
-from judge.checkers import CheckSpec
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.case_input import CaseInput
+    from judge.checkers import CheckSpec
 
 # A test longer than this (a long trace's expected states) is not offered: a report holds
 # one per failing public case.
@@ -86,6 +88,9 @@ def _import(solution: str) -> str:
 
 
 def _body(case: str, shown: CaseInput, expected: object, check: CheckSpec) -> list[str]:
+    # Imported here: every run makes a Reproducer, only a failing public case a test.
+    from judge.case_input import trace_labels
+
     labels = trace_labels(expected)
     step = shown.step
     if labels is not None and step is not None:
