@@ -18,8 +18,9 @@ trees use this interpreter (the same virtual environment).
     make bench-gate BASE=<commit>
 
 Given a commit, the base tree is a temporary `git worktree` whose models/ links to ours,
-removed afterwards. A table of medians and ratios (this / base) is printed; a ratio above
-1.05 on a path is a slowdown the change's note must explain.
+removed afterwards. Both trees get their bytecode written first, as `make setup` does.
+A table of medians and ratios (this / base) is printed; a ratio above 1.05 on a path is a
+slowdown the change's note must explain.
 """
 
 from __future__ import annotations
@@ -207,6 +208,18 @@ def base_tree(base: str) -> Iterator[Path]:
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def compile_code(tree: Path) -> None:
+    """Bytecode for both trees alike, as `make setup` writes it: with PYTHONDONTWRITEBYTECODE
+    set, a tree without it would compile every module on every `judge run`."""
+    packages = [
+        p for p in ("judge", "runner", "mini_llm", "practice_judge.py") if (tree / p).exists()
+    ]
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *packages],
+        cwd=tree, stdout=subprocess.DEVNULL, check=True,
+    )  # fmt: skip
+
+
 def cpu_model() -> str:
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("model name"):
@@ -275,6 +288,8 @@ def main() -> None:
         parser.error("--rounds, --jobs, --cold-jobs and --cli-runs must be at least 1")
     with base_tree(args.base) as base:
         trees = {"base": base, "this": REPO}
+        for tree in trees.values():
+            compile_code(tree)
         cli = measure_cli(trees, args.cli_runs)
         runners = measure_runners(trees, args.rounds, args.jobs, args.cold_jobs)
     print_table(args.base, cli, runners, args)
