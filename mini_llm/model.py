@@ -168,7 +168,11 @@ class Transformer(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.embed = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        # Given its (uninitialised) weight, Embedding skips its random init: on the meta device
+        # that init goes through torch._refs, which imports torch._dynamo (1.2 s on first load).
+        self.embed = nn.Embedding(
+            cfg.vocab_size, cfg.hidden_size, _weight=torch.empty(cfg.vocab_size, cfg.hidden_size)
+        )
         self.layers = nn.ModuleList(Block(cfg, i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         # With tied embeddings the loader fills lm_head with the embedding matrix, transposed:
