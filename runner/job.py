@@ -176,7 +176,13 @@ class SandboxJob:
         if not readable:
             self.kill()
             readable, _, _ = select.select([self.ctl], [], [], 5.0)
-        data = self.ctl.recv(4096) if readable else b""
+        try:
+            data = self.ctl.recv(4096) if readable else b""
+        except ConnectionResetError:
+            # A job killed before it read the runner's "go" dies with that message unread,
+            # and the kernel then resets the socket instead of handing over the keeper's
+            # report: no report, and emptiness is then checked in /proc (cleanup).
+            data = b""
         report = _parse_exit(data)
         if report is None:
             if not self.worker.alive():  # the judge's failure (IE, retried), not the job's

@@ -101,3 +101,30 @@ def test_a_worker_killed_while_another_thread_waits_on_it_raises_a_worker_error(
     waiter.join(10)
     assert not waiter.is_alive()
     assert len(errors) == 1 and isinstance(errors[0], WorkerError), errors
+
+
+def test_a_job_killed_before_it_read_go_is_a_kill_not_a_runner_crash() -> None:
+    """Pins a loaded-run failure: the job's end of the control socket closed with the
+    runner's "go" unread, the kernel reset the socket, and cleanup raised
+    ConnectionResetError out of the judge."""
+    import signal
+    import socket
+
+    from runner.job import SandboxJob
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    ours.send(b"go")  # never read by the job
+    theirs.close()
+
+    class _Alive:
+        def alive(self) -> bool:
+            return True
+
+    job = object.__new__(SandboxJob)  # only what _read_exit looks at
+    job.ctl, job.worker, job.cgroup, job.pidfd, job._cpu_s = ours, _Alive(), None, -1, 5
+    job._keeper_reported = False
+    try:
+        exit_info = job._read_exit(1.0)
+    finally:
+        ours.close()
+    assert exit_info.signal == signal.SIGKILL and not job._keeper_reported
