@@ -23,7 +23,7 @@ setup: apt venv npm sandbox-user frontend models bytecode
 # `judge run` and every sandbox worker would otherwise compile the judge's modules again
 # (about 35 ms of a 150 ms `judge run`). compileall skips what is up to date.
 bytecode: venv
-	$(BIN)/python -m compileall -q judge runner mini_llm web practice_judge.py judge.py >/dev/null
+	$(BIN)/python -m compileall -q judge runner mini_llm web devtools practice_judge.py judge.py >/dev/null
 
 # Debian packages the sandbox, the front-end build, the browser tests and the local cluster
 # (redis-server) need; installed only when missing.
@@ -77,7 +77,7 @@ doctor: setup
 # public bundle, built into web/static/dist (ignored by git).
 FRONTEND_INPUTS := $(shell find web/frontend/src judge problems -type f -not -path '*/__pycache__/*') \
                    web/frontend/build.mjs web/frontend/package.json web/frontend/package-lock.json \
-                   web/build_bundles.py
+                   devtools/build_bundles.py
 frontend: $(STAMPS)/frontend
 $(STAMPS)/frontend: $(STAMPS)/venv $(FRONTEND_INPUTS)
 	npm ci --prefix web/frontend --no-audit --no-fund
@@ -96,10 +96,10 @@ run: setup
 # `judge worker` processes and `judge serve` on 127.0.0.1:$(PORT), all kept in .cluster/;
 # it keeps running after make returns, until `make cluster-stop`.
 cluster: setup
-	JUDGE_BACKEND=$(BACKEND) $(BIN)/python -m web.local_cluster start --port $(PORT)
+	JUDGE_BACKEND=$(BACKEND) $(BIN)/python -m devtools.local_cluster start --port $(PORT)
 
 cluster-stop:
-	$(BIN)/python -m web.local_cluster stop
+	$(BIN)/python -m devtools.local_cluster stop
 
 # Tests run in TEST_WORKERS processes (pytest-xdist), each taking the next test as it frees
 # up: a third of the suite's time is waiting (sandboxes starting, servers, browsers), and two

@@ -1,7 +1,7 @@
 """The whole `judge` command: the core's commands plus what the packages above it add.
 
 The only module that knows every package, and nothing imports it. It hands the core
-(judge.cli) the sandbox launcher of `judge run --sandbox` and the `serve`, `submit` and
+(judge.commands.cli) the sandbox launcher of `judge run --sandbox` and the `serve`, `submit` and
 `runner` commands; each is imported when its command runs, so `judge list`, `show`, `init`,
 `run` and `check` need nothing beyond the standard library, as from a fresh checkout
 (`python judge.py ...`).
@@ -13,12 +13,12 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from judge import cli
+from judge.commands import cli
 from judge.errors import UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from judge.interfaces import Launcher
+    from judge.run.interfaces import Launcher
 
 
 @contextmanager
@@ -70,7 +70,7 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`judge ...` and `python judge.py ...`: exit codes and --json output as judge.cli's."""
+    """`judge ...` and `python judge.py ...`: exit codes and --json output as the core CLI's."""
     return cli.main(argv, sandbox=sandbox_launcher, commands=COMMANDS)
 
 

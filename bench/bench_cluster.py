@@ -50,18 +50,18 @@ from flask import Flask  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 from sqlalchemy import Engine, func, select, text  # noqa: E402
 
-from runner.launcher import SandboxUnavailable  # noqa: E402
-from web import create_app  # noqa: E402
-from web.config import QueueKind, RateLimit, WebConfig  # noqa: E402
-from web.db import make_engine, utcnow  # noqa: E402
-from web.local_services import (  # noqa: E402
+from devtools.local_services import (  # noqa: E402
     PostgresServer,
     RedisServer,
     ServiceError,
     missing_binaries,
     terminate,
 )
-from web.models import Judging, Submission, SubmissionStatus  # noqa: E402
+from runner.launcher import SandboxUnavailable  # noqa: E402
+from web import create_app  # noqa: E402
+from web.config import QueueKind, RateLimit, WebConfig  # noqa: E402
+from web.store.db import make_engine, utcnow  # noqa: E402
+from web.store.models import Judging, Submission, SubmissionStatus  # noqa: E402
 
 SLUG = "bench-add"
 GOOD = "def add(a, b):\n    return a + b\n"

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.problemset import ProblemSet
-from judge.spec import ProblemSpec
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
 from judge.verdict import Verdict
 from runner.api import Runner
 

@@ -35,11 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.judging import judge_source
-from judge.launch import LocalLauncher
-from judge.problemset import ProblemSet
-from judge.report import Report
-from judge.spec import ProblemSpec
+from judge.grading.report import Report
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import judge_source
+from judge.run.launch import LocalLauncher
 from runner.api import Runner
 from runner.launcher import SandboxLauncher
 from runner.refcache import ReferenceCache

@@ -6,7 +6,7 @@ behind each stack, in a child process, attacked from this one over loopback.
 - a declared 100 MB body: how long until an answer arrives, nothing of the body sent;
 - a chunked body: how many bytes the server takes before it refuses (of 100 MB offered).
 
-Stacks: `judge` (web/server.py, what `judge serve` runs), `waitress` (waitress's defaults,
+Stacks: `judge` (web/serving/server.py, what `judge serve` runs), `waitress` (waitress's defaults,
 what `judge serve` ran before), `waitress-tuned` (waitress settings alone: 1000
 connections, poll, the body limit), and `gunicorn`/`cheroot` where importable (for
 example `pip install --target DIR gunicorn cheroot` and PYTHONPATH=DIR).
@@ -72,7 +72,7 @@ def serve(stack: str, port: int, folder: Path) -> None:
     app = build_app(folder)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     if stack == "judge":
-        from web.server import ServerLimits, make_server
+        from web.serving.server import ServerLimits, make_server
 
         make_server(app, "127.0.0.1", port, THREADS, ServerLimits(body_bytes=LIMIT)).run()
     elif stack.startswith("waitress"):

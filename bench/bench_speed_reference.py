@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.problemset import ProblemSet
-from judge.speed import SpeedResult
+from judge.problem.problemset import ProblemSet
+from judge.problem.speed_spec import SpeedResult
 from runner.api import Runner
 
 

@@ -28,8 +28,8 @@ from sqlalchemy import insert, select  # noqa: E402
 
 from web import create_app, standings  # noqa: E402
 from web.config import WebConfig, sqlite_url  # noqa: E402
-from web.db import transaction  # noqa: E402
-from web.models import Submission, User  # noqa: E402
+from web.store.db import transaction  # noqa: E402
+from web.store.models import Submission, User  # noqa: E402
 
 SOURCE_PROBLEM = REPO / "problems" / "kv-bytes-per-token"
 SLUGS = [f"bench-{i:02d}" for i in range(10)]

@@ -156,7 +156,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "the process exited with code {code} before answering",
         "zh": "进程还没给出答案就退出了，退出码 {code}",
     },
-    # Said by the parent's session (judge/session.py, judge/limits.py) as English text;
+    # Said by the parent's session (judge/run/session.py, judge/problem/limits.py) as English text;
     # `recognise` turns these back into messages.
     "case.printed_too_much": {
         "en": "printed more than {limit} bytes",
@@ -191,7 +191,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "答得比这台机器的内存带宽还快（每个答案至少要读的字节折合 {rate} GB/s，"
         "上限是 {ceiling} GB/s）：这个答案不是这次运行算出来的",
     },
-    # A hidden case's one sentence per verdict (judge/grading.py, conceal): the judge's own
+    # A hidden case's one sentence per verdict (grading/case_grading.py, conceal): the judge's own
     # words, never a detail the submission chose (it knows the case's inputs).
     "hidden.wrong_answer": {
         "en": "wrong answer (a hidden case shows only its verdict)",
@@ -219,7 +219,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "by this run",
         "zh": "答得比这台机器的内存带宽还快：这个答案不是这次运行算出来的",
     },
-    # Loading the submission (judge/child.py writes these as English text).
+    # Loading the submission (judge/run/child.py writes these as English text).
     "load.missing_names": {
         "en": "the submission must define {names}",
         "zh": "提交的代码必须定义 {names}",
@@ -272,7 +272,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "right at the public points, but differs {where}",
         "zh": "在公开的点上都对，但{where}不同",
     },
-    # `judge run`'s own lines (judge/render.py).
+    # `judge run`'s own lines (judge/commands/render.py).
     "cli.header": {
         "en": "#|case|verdict|time|message",
         "zh": "#|用例|结果|用时|说明",
@@ -326,7 +326,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "your {stream} (all of it, in order)",
         "zh": "你的 {stream}（全部，按顺序）",
     },
-    # The other commands' own lines (judge/cli.py, judge/selfcheck.py). A command a hint
+    # The other commands' own lines (judge/commands: cli.py, selfcheck.py). A command a hint
     # names is written `judge ...`: the CLI swaps in the command as it was typed.
     "cli.list_header": {"en": "problem|kind|tier|points|title", "zh": "题目|类型|层级|分值|标题"},
     "cli.show_quiz": {

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from types import TracebackType
 
-from judge.judging import internal_error, judge_source
-from judge.limits import Limits
-from judge.problemset import ProblemSet
-from judge.report import Report
-from judge.session import Progress
-from judge.spec import ProblemKind, ProblemSpec
+from judge.grading.report import Report
+from judge.problem.limits import Limits
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemKind, ProblemSpec
+from judge.run.judge_source import internal_error, judge_source
+from judge.run.session import Progress
 from runner.launcher import SandboxLauncher, SandboxUnavailable
 from runner.refcache import ReferenceCache
 

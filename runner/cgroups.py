@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.cpu_clock import cgroup_cpu_seconds, cpuacct_seconds
+from judge.run.cpu_clock import cgroup_cpu_seconds, cpuacct_seconds
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 # cpuacct: the job's CPU time, counted by the kernel for every task that ever ran in it.

@@ -118,7 +118,7 @@ def make_problem(root: Path) -> Path:
 
 def run_checks() -> list[tuple[str, str, bool]]:
     """(check, verdict, passed) for each check and the normal job after it."""
-    from judge.problemset import ProblemSet
+    from judge.problem.problemset import ProblemSet
     from runner.api import Runner
 
     results = []

@@ -21,8 +21,8 @@ import socket
 import struct
 from typing import Any
 
-from judge.limits import Limits
-from judge.outcome import ExitInfo
+from judge.grading.outcome import ExitInfo
+from judge.problem.limits import Limits
 from runner.cgroups import CgroupSupport, JobCgroup
 from runner.pidns import PidNamespace
 from runner.worker_process import WorkerError, WorkerProcess

@@ -7,9 +7,9 @@ import re
 import shutil
 import threading
 
-from judge.limits import Limits
-from judge.outcome import ExitInfo
-from judge.spec import ProblemSpec
+from judge.grading.outcome import ExitInfo
+from judge.problem.limits import Limits
+from judge.problem.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect, sweep_stale
 from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob

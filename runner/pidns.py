@@ -40,7 +40,7 @@ class PidNamespace:
         """CPU time of every process in the namespace, and of zombies whose parent is one
         (a zombie's namespace link is gone, but it keeps its counts until reaped, and a
         reaped one's count is in its reaper's). None once nothing is left."""
-        from judge.cpu_clock import read_stat
+        from judge.run.cpu_clock import read_stat
 
         members = set(self.members())
         if not members:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from judge.cases import Case
-from judge.checkers import CheckSpec
-from judge.limits import Limits
-from judge.outcome import Outcome, OutcomeKind
-from judge.session import Session
+from judge.grading.outcome import Outcome, OutcomeKind
+from judge.problem.cases import Case
+from judge.problem.checkers import CheckSpec
+from judge.problem.limits import Limits
+from judge.run.session import Session
 
 PROBE_SOURCE = r"""
 import os, resource, socket

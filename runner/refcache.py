@@ -13,16 +13,16 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-from judge.budget import ResultBudget, budget_for
-from judge.calibration import calibrate
-from judge.cases import Case, build_cases
-from judge.judging import expected_observations, load_message
-from judge.limits import CpuAllowance
-from judge.spec import ProblemSpec
+from judge.problem.cases import Case, build_cases
+from judge.problem.limits import CpuAllowance
+from judge.problem.spec import ProblemSpec
+from judge.run.budget import ResultBudget, budget_for
+from judge.run.calibration import calibrate
+from judge.run.judge_source import expected_observations, load_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from judge.interfaces import Launcher
+    from judge.run.interfaces import Launcher
 
 Key = tuple[str, str, int | None]
 

@@ -6,7 +6,7 @@ ends, stdout and stderr) and forks:
 
     worker ── fork ──> keeper (new user/pid/mount/ipc namespaces; waits, reports status)
                           └── fork ──> job pid 1 (mounts, handshake, rlimits, caps, seccomp,
-                                                  then judge.child.serve(3, 4))
+                                                  then judge.run.child.serve(3, 4))
 
 The keeper exists because a new pid namespace only applies to the children of the
 process that unshared it. The job's pid 1 says hello on the control socket before it
@@ -85,8 +85,6 @@ def _preload(modules: list[str], warm: bool) -> list[str]:
     """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
     global _weights  # set once, before the first fork
     # The loop every job runs, and the finder of a problem that withholds a part.
-    import judge.child
-    import judge.withheld  # noqa: F401
 
     # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
     # a job gets the environment bubblewrap gave the worker, nothing preloading added.
@@ -113,7 +111,7 @@ def _preload(modules: list[str], warm: bool) -> list[str]:
     # A CUDA context does not survive fork: if an import initialised it, every job would break.
     if torch is not None and torch.cuda.is_initialized():
         raise RuntimeError("CUDA was initialised while preloading; jobs could not use the GPU")
-    return ["judge.child", *loaded]
+    return ["judge.run.child", *loaded]
 
 
 def _run_one(
@@ -216,7 +214,7 @@ def _job_pid1(limits: JobLimits, flt: Any) -> None:
         drop_capabilities()
         flt.load()
         _single_thread_torch()
-        from judge.child import serve
+        from judge.run.child import serve
 
         serve(3, 4)
         code = 0

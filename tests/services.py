@@ -1,4 +1,4 @@
-"""Real Redis and PostgreSQL servers for the tests (web.local_services), one of each per
+"""Real Redis and PostgreSQL servers for the tests (devtools.local_services), one of each per
 test session, in the session's temporary folder. tests/conftest.py makes these fixtures
 visible everywhere; a test that asks for one is skipped, saying what is missing, only on
 a machine without the binaries.
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from web.local_services import PostgresServer, RedisServer, missing_binaries
+from devtools.local_services import PostgresServer, RedisServer, missing_binaries
 
 _databases = itertools.count(1)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.cases import CASE_NAME_RE
+from judge.problem.cases import CASE_NAME_RE
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
@@ -88,7 +88,7 @@ def test_the_documented_case_name_rule_has_the_codes_length_cap() -> None:
 
 def test_the_documented_speed_result_has_the_fields_the_judge_writes() -> None:
     """docs/API.md lists the report's `speed` object; every key the judge writes is there."""
-    from judge.speed import SpeedResult
+    from judge.problem.speed_spec import SpeedResult
 
     keys = SpeedResult("tokens/s", 1.0, 1.0, 1.0, 1.0, 1).to_dict()
     text = (REPO / "docs" / "API.md").read_text(encoding="utf-8")
@@ -128,7 +128,7 @@ def test_the_makefile_installs_no_service_that_nothing_uses(debian: str, module:
 def test_the_runners_rules_section_names_every_problem_and_its_trusted_figures() -> None:
     """Issue 20: docs/RUNNER.md lists every rule of every problem and where its figure comes
     from; a problem added without a line there, or a CPU or speed rule left out, fails."""
-    from judge.problemset import ProblemSet
+    from judge.problem.problemset import ProblemSet
 
     text = (REPO / "docs" / "RUNNER.md").read_text(encoding="utf-8")
     start = text.index("## The rules of every problem")

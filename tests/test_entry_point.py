@@ -146,7 +146,7 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(kind: str, argv:
     )
     assert proc.stdout is not None
     proc.stdout.close()
-    assert _quiet_after_the_reader_left(proc) == 141  # 128 + SIGPIPE, as judge/cli.py says
+    assert _quiet_after_the_reader_left(proc) == 141  # 128 + SIGPIPE, as judge/commands/cli.py says
 
 
 @pytest.mark.parametrize("kind", ["installed", "judge.py"])

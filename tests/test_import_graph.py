@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("judge", "runner", "web", "mini_llm")
+PACKAGES = ("judge", "runner", "web", "mini_llm", "devtools")
 ENTRY_POINT = "practice_judge"
 
 
@@ -90,7 +90,7 @@ class _ImportVisitor(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         base = self._absolute(node.level, node.module)
         for alias in node.names:
-            submodule = f"{base}.{alias.name}"  # `from judge import cli` names judge.cli
+            submodule = f"{base}.{alias.name}"  # `from judge import cli` names judge.commands.cli
             self._add(submodule if submodule in self.known else base, node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -221,15 +221,127 @@ def test_the_core_imports_only_the_standard_library_and_itself() -> None:
     [
         ("runner", {"web", ENTRY_POINT}),
         ("mini_llm", {"judge", "runner", "web", ENTRY_POINT}),
-        ("web", {ENTRY_POINT, "torch", "safetensors", "mini_llm"}),
+        ("web", {ENTRY_POINT, "torch", "safetensors", "mini_llm", "devtools"}),
+        ("judge", {"devtools"}),
+        ("runner", {"devtools"}),
     ],
 )
 def test_no_arrow_runs_back_up(package: str, forbidden: set[str]) -> None:
     """The runner serves the web platform without knowing it; mini_llm stands alone; the web
     platform never imports torch (the runner's workers do); only the entry point (which
-    nothing imports) knows every package."""
+    nothing imports) knows every package; the development tools (devtools/, not in the
+    wheel) are used by make, tests and benchmarks, never by what ships."""
     bad = [str(e) for e in all_edges() if top(e.source) == package and top(e.target) in forbidden]
     assert not bad, "\n".join(bad)
+
+
+# --- the rooms inside judge/ and web/ (docs/ARCHITECTURE.md, "The map") ---
+
+# Each room may import its own modules and the rooms of earlier layers, never a room of its
+# own layer or a later one. A judge/ or web/ module outside every room is named by itself.
+JUDGE_LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(layer)
+    for layer in (
+        {"judge", "judge.messages", "judge.textcap", "judge.verdict"},
+        {"judge.errors"},
+        {"judge.wire"},
+        {"judge.quiz"},
+        {"judge.problem"},
+        {"judge.pictures"},
+        {"judge.grading"},
+        {"judge.run"},
+        {"judge.browser", "judge.commands"},
+    )
+)
+WEB_LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(layer)
+    for layer in (
+        {"web.store"},
+        {"web.i18n"},
+        {"web.config", "web.errors"},
+        {"web.serving", "web.accounts", "web.boards"},
+        {"web.content", "web.judging"},
+        {"web.state"},
+        {"web.attempts"},
+        {"web.api"},
+        {"web.pages"},
+        {"web.app"},
+        {"web"},
+        {"web.cli"},
+    )
+)
+
+
+def room_of(module: str) -> str:
+    """judge.grading.report -> judge.grading; judge.errors -> judge.errors (a module of the
+    package itself is its own room); runner.job -> runner (a package without rooms)."""
+    parts = module.split(".")
+    if parts[0] not in ("judge", "web") or len(parts) == 1:
+        return parts[0]
+    return ".".join(parts[:2])
+
+
+def _layer_index(layers: tuple[frozenset[str], ...]) -> dict[str, int]:
+    return {room: i for i, layer in enumerate(layers) for room in layer}
+
+
+def room_violations(edges: Iterable[Edge]) -> list[str]:
+    """Every arrow inside judge/ or web/ from a room to one it may not import, or from or
+    to a module in no layer (a new room or module must be placed in the map)."""
+    found = []
+    for layers in (JUDGE_LAYERS, WEB_LAYERS):
+        index = _layer_index(layers)
+        package = next(iter(layers[0])).partition(".")[0]
+        for e in edges:
+            if top(e.source) != package or top(e.target) != package or e.target is None:
+                continue
+            source, target = room_of(e.source), room_of(e.target)
+            if source not in index or target not in index:
+                found.append(f"{e}: {source if source not in index else target} is in no layer")
+            elif source != target and index[target] >= index[source]:
+                found.append(f"{e}: {source} may not import {target}")
+    return found
+
+
+def test_each_room_imports_only_rooms_below_it() -> None:
+    bad = room_violations(all_edges())
+    assert not bad, "\n".join(bad)
+
+
+def test_every_room_and_top_level_module_is_placed_in_a_layer() -> None:
+    placed = set(_layer_index(JUDGE_LAYERS)) | set(_layer_index(WEB_LAYERS))
+    rooms = {room_of(m) for m in module_files() if top(m) in ("judge", "web")}
+    assert rooms == placed
+
+
+def test_the_room_rule_catches_an_arrow_upward() -> None:
+    """Guards the rule above against passing because it checks nothing."""
+    edges = [Edge("judge.wire.codec", "judge.run.session", 3)]
+    edges += [Edge("judge.run.session", "judge.wire.codec", 4)]
+    assert room_violations(edges) == [
+        "judge.wire.codec (line 3) -> judge.run.session: judge.wire may not import judge.run"
+    ]
+
+
+# A module's file name says what it is wherever it sits: the same name twice is allowed only
+# for a package's own errors, config and cli, and for one resource's API blueprint, page
+# blueprint and domain module (web/api/runs.py beside web/judging/runs.py).
+SHARED_NAMES = {"__init__", "errors", "config", "cli"}
+
+
+def test_no_module_name_means_two_things() -> None:
+    by_name: dict[str, list[str]] = {}
+    for module, path in module_files().items():
+        if path.name != "__init__.py" and top(module) != ENTRY_POINT:
+            by_name.setdefault(path.stem, []).append(module)
+    clashes = []
+    for name, modules in sorted(by_name.items()):
+        if len(modules) < 2 or name in SHARED_NAMES:
+            continue
+        blueprints = [m for m in modules if room_of(m) in ("web.api", "web.pages")]
+        if len(modules) - len(blueprints) > 1 or not blueprints:
+            clashes.append(f"{name}: {', '.join(sorted(modules))}")
+    assert not clashes, "\n".join(clashes)
 
 
 def test_no_import_cycle_among_the_packages() -> None:
@@ -238,7 +350,7 @@ def test_no_import_cycle_among_the_packages() -> None:
 
 
 def private_imports(root: Path = REPO) -> list[str]:
-    """`from judge.child import _error`: a name its module keeps to itself, used elsewhere."""
+    """`from judge.run.child import _error`: a name its module keeps to itself, used elsewhere."""
     files, found = module_files(root), []
     for name, path in files.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -260,7 +372,7 @@ def test_the_graph_is_read_from_every_package() -> None:
     files, edges = module_files(), all_edges()
     assert {top(n) for n in files} >= set(PACKAGES)
     pairs = {(e.source, e.target) for e in edges}
-    assert ("judge.judging", "judge.session") in pairs
+    assert ("judge.run.judge_source", "judge.run.session") in pairs
     assert ("mini_llm.generation", "mini_llm.model") in pairs
     assert any(top(s) == "web" and top(t) == "runner" for s, t in pairs)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
 
 REPO = Path(__file__).resolve().parents[1]
 TORCH_TIER = [p.slug for p in ProblemSet().all() if p.tier == "torch"]

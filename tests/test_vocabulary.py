@@ -17,13 +17,13 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("judge", "runner", "web")
 VERDICTS = {"AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE"}
 STATUSES = {"queued", "running", "done"}
-ENUM_MODULES = {"judge/verdict.py", "web/status.py"}
+ENUM_MODULES = {"judge/verdict.py", "web/store/status.py"}
 # (file, literal): why that literal is not a verdict or a status.
 ALLOWED = {
     ("runner/worker.py", "done"): "a field of the worker's message to the runner",
     ("runner/job.py", "done"): "reads that field",
-    ("web/submissions.py", "done"): "the progress field's cases done so far, not a status",
-    ("judge/bar_art.py", "running"): "the scheduler problem's list of running requests",
+    ("web/attempts/submissions.py", "done"): "the progress field's cases done so far, not a status",
+    ("judge/pictures/bar_art.py", "running"): "the scheduler problem's list of running requests",
 }
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from judge.spec import ProblemSpec
+from judge.problem.spec import ProblemSpec
 
 
 def torch_missing_reason(problem: ProblemSpec) -> str | None:

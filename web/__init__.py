@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def create_app(config: WebConfig | None = None) -> Flask:
     """The app factory (`flask --app web run` finds it); imports stay lazy so that
-    migrations and the CLI can use web.db and web.models without loading Flask."""
+    migrations and the CLI can use web.store.db and web.store.models without loading Flask."""
     from web.app import build_app
 
     return build_app(config)

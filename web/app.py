@@ -10,20 +10,21 @@ from flask import Flask, current_app, g, redirect, request, url_for
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from web import access_log, csp, filemodes, inputs, logsafe, migrate
-from web.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
-from web.catalog import ProblemCatalog
+from web.accounts.auth import CSRF_FIELD, Viewer, check_csrf, csrf_token, load_viewer
 from web.config import QueueKind, WebConfig, load_config
-from web.db import make_engine, make_sessions
 from web.errors import register_error_handlers
 from web.i18n import pick_language, translate
-from web.jobqueue import EmbeddedQueue, JudgeQueue
-from web.jobs import JobContext, recover, run_job
-from web.judging import Judge, LocalJudge, make_judge
-from web.ratelimit import make_limiter
-from web.runs import LocalRunDispatch, PublicRuns, RunDispatch
+from web.judging.catalog import ProblemCatalog
+from web.judging.core_seam import Judge, LocalJudge, make_judge
+from web.judging.jobqueue import EmbeddedQueue, JudgeQueue
+from web.judging.jobs import JobContext, recover, run_job
+from web.judging.runs import LocalRunDispatch, PublicRuns, RunDispatch
+from web.serving import access_log, csp, inputs, logsafe
+from web.serving.ratelimit import make_limiter
+from web.serving.streams import StreamSlots
 from web.state import EXTENSION, PlatformState
-from web.streams import StreamSlots
+from web.store import filemodes, migrate
+from web.store.db import make_engine, make_sessions
 
 log = logging.getLogger(__name__)
 WEB_DIR = Path(__file__).resolve().parent
@@ -65,7 +66,7 @@ def _make_state(config: WebConfig) -> PlatformState:
     if config.queue is QueueKind.CELERY:
         # Workers judge; this process only stores and sends ids, so it needs no sandbox,
         # and a restart leaves the rows that live workers hold alone (no recover here).
-        from web.celery_queue import CeleryQueue, CeleryRunDispatch, make_celery, route
+        from web.judging.celery_queue import CeleryQueue, CeleryRunDispatch, make_celery, route
 
         celery = make_celery(config)
         queue = CeleryQueue(celery, lambda sid: route(sessions, catalog, sid))
@@ -186,7 +187,7 @@ def _register_hooks(app: Flask) -> None:
 
 def _refuse_a_body_past_the_limit() -> None:
     """A declared length past the limit is a 413 before any view runs, whatever the route,
-    so that no server spools such a body (web/server.py answers from the head alone and
+    so that no server spools such a body (web/serving/server.py answers from the head alone and
     gives a chunked body cut off at the limit the length it reached)."""
     if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
         raise RequestEntityTooLarge()

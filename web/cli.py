@@ -18,16 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from judge.verdict import Verdict
-from web.status import SubmissionStatus
+from web.store.status import SubmissionStatus
 
 EXIT_AC, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 
 
 def serve(argv: list[str] | None = None) -> int:
     """Run migrations, start the worker pool and serve with waitress (not the dev server),
-    connections shared fairly between client addresses (web.server)."""
+    connections shared fairly between client addresses (web.serving.server)."""
     # Imported here: waitress and Flask are for serving, and `submit` uses only the stdlib.
-    from web.server import DEFAULT_CONNECTIONS, DEFAULT_PER_ADDRESS, ServerLimits, make_server
+    from web.serving.server import (
+        DEFAULT_CONNECTIONS,
+        DEFAULT_PER_ADDRESS,
+        ServerLimits,
+        make_server,
+    )
 
     parser = argparse.ArgumentParser(prog="judge serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("JUDGE_HOST", "127.0.0.1"))
@@ -59,7 +64,7 @@ def serve(argv: list[str] | None = None) -> int:
 
     from web import create_app
     from web.config import load_config
-    from web.judging import UNSAFE_LOCAL
+    from web.judging.core_seam import UNSAFE_LOCAL
 
     overrides: dict[str, Any] = {}
     if args.workers is not None:
@@ -156,8 +161,8 @@ def _log_to_stderr() -> None:
 def _grant_admin(app: Any, username: str) -> bool:
     from sqlalchemy import update
 
-    from web.db import changed, transaction
-    from web.models import User
+    from web.store.db import changed, transaction
+    from web.store.models import User
 
     state = app.extensions["judge_platform"]
     with transaction(state.sessions) as db:
@@ -188,8 +193,8 @@ def worker(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from web.config import QueueKind, load_config
-    from web.judging import UNSAFE_LOCAL
-    from web.worker import parse_capabilities, run_worker
+    from web.judging.celery_worker import parse_capabilities, run_worker
+    from web.judging.core_seam import UNSAFE_LOCAL
 
     overrides: dict[str, Any] = {"queue": QueueKind.CELERY}
     for key in ("broker_url", "database_url"):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from web.filemodes import private_dir, private_file
+from web.store.filemodes import private_dir, private_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INSTANCE = REPO_ROOT / "instance"
@@ -39,15 +39,15 @@ class WebConfig:
     workers: int = 2
     # "sandbox": the runner's warm sandboxed workers (runner.api.Runner);
     # "unsafe-local": the core's judge_source with a plain child process (or `launcher`):
-    # no sandbox, so `judge serve` allows it only on a loopback address (web.judging).
+    # no sandbox, so `judge serve` allows it only on a loopback address (web.judging.core_seam).
     judge_backend: str = "sandbox"
-    # "module:callable" returning a launcher for unsafe-local; empty = web.unsafe_local's.
+    # "module:callable" returning a launcher for unsafe-local; empty = web.judging.unsafe_local's.
     launcher: str = ""
     queue: QueueKind = QueueKind.EMBEDDED
     # The Celery broker (redis://... or amqp://...); required when queue is celery.
     broker_url: str = ""
     # Where rate-limit windows are counted: "" = this process's memory (one server process),
-    # a redis:// URL = shared by every server process (web.ratelimit).
+    # a redis:// URL = shared by every server process (web.serving.ratelimit).
     ratelimit_url: str = ""
     # A job's claim on its submission, renewed by its judging thread every third of it; a
     # claim past its lease (the worker died or hangs) is taken over by another worker.
@@ -55,7 +55,7 @@ class WebConfig:
     # A submission queued this long without being claimed is queued again (its message was
     # lost: the broker restarted, or the server died between storing and sending it).
     requeue_after_s: float = 60.0
-    # How often a worker looks for both (web.sweeper); idempotent, so every worker may.
+    # How often a worker looks for both (web.judging.sweeper); idempotent, so every worker may.
     sweep_every_s: float = 10.0
     # The folder holding the generated secrets (and by default the database), kept 0700.
     instance_dir: Path | None = None
@@ -66,7 +66,7 @@ class WebConfig:
     login_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
     login_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
     register_per_ip: RateLimit = field(default_factory=lambda: RateLimit(10, 3600.0))
-    # Run on the server (torch tier): counted when a run starts (web.runs).
+    # Run on the server (torch tier): counted when a run starts (web.judging.runs).
     run_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
     run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
     # Runs judged at once, in all; each holds one of the judge's `workers` while it runs,

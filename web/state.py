@@ -8,13 +8,13 @@ from flask import current_app
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from web.catalog import ProblemCatalog
 from web.config import WebConfig
-from web.jobqueue import JudgeQueue
-from web.judging import Judge
-from web.ratelimit import Limiter
-from web.runs import PublicRuns
-from web.streams import StreamSlots
+from web.judging.catalog import ProblemCatalog
+from web.judging.core_seam import Judge
+from web.judging.jobqueue import JudgeQueue
+from web.judging.runs import PublicRuns
+from web.serving.ratelimit import Limiter
+from web.serving.streams import StreamSlots
 
 EXTENSION = "judge_platform"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from web.local_services import missing_binaries
+from devtools.local_services import missing_binaries
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "bench_cluster.py"

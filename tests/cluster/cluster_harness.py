@@ -21,11 +21,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, select
 
+from devtools.local_services import RedisServer, free_port, missing_binaries
 from web import create_app
 from web.config import QueueKind, RateLimit, WebConfig
-from web.db import make_engine
-from web.local_services import RedisServer, free_port, missing_binaries
-from web.models import Judging, Standing, Submission
+from web.store.db import make_engine
+from web.store.models import Judging, Standing, Submission
 
 REPO = Path(__file__).resolve().parents[2]
 # Every cluster test: it needs the sandbox (the workers judge in it), takes seconds, and is

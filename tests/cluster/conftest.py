@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cluster_harness import Cluster
 
-from web.local_services import RedisServer
+from devtools.local_services import RedisServer
 
 
 @pytest.fixture

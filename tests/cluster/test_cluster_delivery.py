@@ -8,7 +8,7 @@ import signal
 
 from cluster_harness import GOOD, MARKS, SLOW, WRONG, Cluster, register, submit, wait_for
 
-from web.celery_queue import TASK_JUDGE, make_celery
+from web.judging.celery_queue import TASK_JUDGE, make_celery
 
 pytestmark = MARKS
 
@@ -124,7 +124,7 @@ def test_a_verdict_judged_by_a_worker_reaches_a_page_open_on_another_server(
 def test_an_admin_sees_each_worker_with_its_hardware_and_protections(cluster: Cluster) -> None:
     from sqlalchemy import update
 
-    from web.models import User
+    from web.store.models import User
 
     cluster.start_worker("a")
     client = cluster.app()
@@ -151,7 +151,7 @@ def test_a_worker_judges_each_submission_on_its_own_seed_and_a_rejudge_on_the_sa
     printed is kept for admins."""
     from sqlalchemy import update
 
-    from web.models import User
+    from web.store.models import User
 
     cluster.start_worker("a")
     client = cluster.app()

@@ -10,8 +10,8 @@ import urllib.request
 from cluster_harness import GOOD, MARKS, PASSWORD, SLOW, Cluster, register, submit, wait_for
 from sqlalchemy import insert
 
-from web.db import utcnow
-from web.models import Submission
+from web.store.db import utcnow
+from web.store.models import Submission
 
 pytestmark = MARKS
 

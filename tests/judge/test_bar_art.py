@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge import bar_art
-from judge.judging import judge_source
-from judge.pictures import picture, summary_lines
-from judge.report import CaseResult, Report
-from judge.spec import load_problem
+from judge.grading.report import CaseResult, Report
+from judge.pictures import bar_art
+from judge.pictures.case_pictures import picture, summary_lines
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"

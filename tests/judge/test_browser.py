@@ -9,9 +9,9 @@ import types
 import pytest
 from problem_factory import MakeProblem
 
-from judge.browser import judge_bundle, run_public
-from judge.bundle import public_bundle
-from judge.spec import load_problem
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import judge_bundle, run_public
+from judge.problem.spec import load_problem
 from judge.verdict import Verdict
 
 
@@ -92,7 +92,7 @@ def test_keyboard_interrupt_stops_the_run(bundle: dict[str, object]) -> None:
 
 
 def test_browser_verdicts_match_the_local_judge_on_public_cases(make_problem: MakeProblem) -> None:
-    from judge.judging import judge_source
+    from judge.run.judge_source import judge_source
 
     problem = load_problem(make_problem())
     bundle = public_bundle(problem)

@@ -14,12 +14,12 @@ import json
 import pytest
 from problem_factory import MakeProblem
 
-from judge.browser import OUTPUT_CAP, judge_bundle
-from judge.bundle import public_bundle
-from judge.judging import judge_source
-from judge.limits import Limits
-from judge.report import Report
-from judge.spec import load_problem
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import OUTPUT_CAP, judge_bundle
+from judge.grading.report import Report
+from judge.problem.limits import Limits
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 SECRET_SEED = 987654321

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.judging import judge_source
-from judge.pictures import memory, picture, summary_lines
-from judge.report import CaseResult
-from judge.spec import load_problem
+from judge.grading.report import CaseResult
+from judge.pictures.case_pictures import memory, picture, summary_lines
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"

@@ -13,13 +13,13 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.cases import Case
-from judge.checkers import CHECKER_KINDS, MAX_SHOWN, CheckSpec, check, show
-from judge.grading import grade
-from judge.outcome import Outcome, OutcomeKind
-from judge.tensor import DTYPES, TensorData
+from judge.grading.case_grading import grade
+from judge.grading.outcome import Outcome, OutcomeKind
+from judge.problem.cases import Case
+from judge.problem.checkers import CHECKER_KINDS, MAX_SHOWN, CheckSpec, check, show
 from judge.textcap import cut_note
 from judge.verdict import Verdict
+from judge.wire.tensor import DTYPES, TensorData
 
 PROPERTY = settings(
     max_examples=150,

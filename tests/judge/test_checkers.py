@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from judge.checkers import CheckSpec, check
-from judge.tensor import TensorData
+from judge.problem.checkers import CheckSpec, check
+from judge.wire.tensor import TensorData
 
 VALUE = CheckSpec("value", rel_tol=1e-6, abs_tol=0.0)
 EXACT = CheckSpec("exact")
@@ -162,7 +162,7 @@ def test_vectorised_tensor_errors_match_the_pure_python_ones(
     tier in pure Python: both give the same verdict and the same message (index, max
     errors), seen through the public check()."""
     torch = pytest.importorskip("torch")
-    from judge.tensor import from_torch
+    from judge.wire.tensor import from_torch
 
     spec = CheckSpec("tensor", rel_tol=1e-3, abs_tol=1e-4)
     gen = torch.Generator().manual_seed(0)

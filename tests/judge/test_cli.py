@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from problem_factory import MakeProblem
 
-from judge import cli
-from judge.cli import Command, Invocation, main
-from judge.launch import LocalLauncher
+from judge.commands import cli
+from judge.commands.cli import Command, Invocation, main
+from judge.run.launch import LocalLauncher
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -125,9 +125,9 @@ def test_init_writes_the_starter_and_refuses_to_overwrite(
             "make",
         ),
         (
-            ["python", "-m", "judge.cli", "list"],
+            ["python", "-m", "judge.commands.cli", "list"],
             ["/home/me/judge/cli.py", "list"],
-            "python -m judge.cli",
+            "python -m judge.commands.cli",
             "python -m pip",
             "make",
         ),
@@ -485,7 +485,7 @@ def test_missing_problems_folder_is_exit_2(
 def test_the_core_alone_has_no_sandbox_and_no_added_commands(
     root: Path, solution: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """judge.cli names no package above it: `--sandbox`, serve, submit and runner come
+    """judge.commands.cli names no package above it: `--sandbox`, serve, submit and runner come
     only from the entry point (practice_judge.py)."""
     for args in (["run", "--sandbox", "add", str(solution)], ["serve"], ["runner", "doctor"]):
         code, out, err = run_cli(["--problems", str(root), *args], capsys)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from problem_factory import MakeProblem
 
-from judge.cli import Invocation, main
+from judge.commands.cli import Invocation, main
 
 
 @pytest.fixture

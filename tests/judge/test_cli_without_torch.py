@@ -14,7 +14,7 @@ def _without_torch(*argv: str) -> subprocess.CompletedProcess[str]:
     """The core's CLI in a child where `import torch` fails, as on a machine without it."""
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "from judge.cli import main\n"
+        "from judge.commands.cli import main\n"
         f"sys.exit(main({list(argv)!r}))\n"
     )
     return subprocess.run(

@@ -1,5 +1,5 @@
 """The calibrated CPU-time rule: a case may use at most F x the reference's CPU time + S,
-both counted by the kernel from outside the child (judge/calibration.py)."""
+both counted by the kernel from outside the child (judge/run/calibration.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pytest
 from problem_factory import MakeProblem
 
 from judge.errors import SpecError
-from judge.judging import judge_source
-from judge.launch import LocalLauncher, LocalProcess
-from judge.limits import Limits
-from judge.spec import ProblemSpec, load_problem
+from judge.problem.limits import Limits
+from judge.problem.spec import ProblemSpec, load_problem
+from judge.run.judge_source import judge_source
+from judge.run.launch import LocalLauncher, LocalProcess
 from judge.verdict import Verdict
 
 TOML = """\

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.expression import MAX_DEPTH, MAX_LENGTH, ExpressionError, parse_expression
+from judge.quiz.expression import MAX_DEPTH, MAX_LENGTH, ExpressionError, parse_expression
 
 NP = ("n", "p")
 PROPERTY = settings(

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from problem_factory import MakeProblem
 
-from judge.case_input import MAX_INPUT_CHARS, CaseInput, case_input
-from judge.cases import build_cases
-from judge.judging import judge_source
-from judge.problemset import ProblemSet
-from judge.report import CaseResult, Report
-from judge.spec import load_problem
+from judge.grading.report import CaseResult, Report
+from judge.pictures.case_input import MAX_INPUT_CHARS, CaseInput, case_input
+from judge.problem.cases import build_cases
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 SECRET_SEED = 987654321

@@ -15,9 +15,9 @@ import json
 import pytest
 from problem_factory import MakeProblem
 
-from judge.cases import build_cases
-from judge.judging import judge_source
-from judge.spec import load_problem
+from judge.problem.cases import build_cases
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 SECRET_SEED = 987654321
@@ -169,7 +169,7 @@ def test_a_hidden_case_over_its_limit_shows_the_limit_not_the_kill_time(
     ],
 )
 def test_a_hidden_mismatch_quotes_nothing_the_submission_chose(got, expected) -> None:
-    from judge.checkers import CheckSpec, check
+    from judge.problem.checkers import CheckSpec, check
 
     mismatch = check(got, expected, CheckSpec("value"))
     assert mismatch is not None

@@ -10,9 +10,9 @@ import pytest
 from problem_factory import MakeProblem
 
 from judge.errors import SourceError
-from judge.judging import judge_source
-from judge.report import Report
-from judge.spec import load_problem
+from judge.grading.report import Report
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 REFERENCE = "def add(a, b):\n    return a + b\n"
@@ -196,7 +196,7 @@ def test_recursion_bomb_is_re(make_problem: MakeProblem) -> None:
         "class I(int):\n    def __eq__(self, o): return True\ndef add(a, b):\n    return I(0)\n",
         "def add(a, b):\n    return float('nan')\n",
         "import builtins, math\nbuiltins.isinstance = lambda *a: True\nmath.isclose = lambda *a, **k: True\ndef add(a, b):\n    return 0\n",
-        "import judge.wire as w\nw.encode = lambda value, tensors: 3\ndef add(a, b):\n    return 0\n",
+        "import judge.wire.codec as w\nw.encode = lambda value, tensors: 3\ndef add(a, b):\n    return 0\n",
     ],
     ids=["eq-always-true", "int-subclass", "nan", "patched-builtins", "patched-judge-module"],
 )

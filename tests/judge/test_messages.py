@@ -7,12 +7,12 @@ import re
 
 from problem_factory import MakeProblem
 
-from judge.browser import run_public
-from judge.bundle import public_bundle
-from judge.checkers import CheckSpec, check
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import run_public
+from judge.grading.report import CaseResult, Report
 from judge.messages import CATALOG, Message, case_message, raw, recognise, render, say
-from judge.report import CaseResult, Report
-from judge.spec import load_problem
+from judge.problem.checkers import CheckSpec, check
+from judge.problem.spec import load_problem
 
 FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 

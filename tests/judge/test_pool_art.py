@@ -12,12 +12,12 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from judge import pool_art
-from judge.cli import main
-from judge.judging import judge_source
-from judge.pictures import picture, summary_lines
-from judge.report import CaseResult, Report
-from judge.spec import load_problem
+from judge.commands.cli import main
+from judge.grading.report import CaseResult, Report
+from judge.pictures import pool_art
+from judge.pictures.case_pictures import picture, summary_lines
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"

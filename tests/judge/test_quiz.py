@@ -13,16 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from quiz_factory import ANSWERS, QUESTIONS, QUIZ_TOML, RIGHT, MakeQuiz
 
-from judge.browser import run_public
-from judge.bundle import public_bundle
-from judge.cli import main
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import run_public
+from judge.commands.cli import main
+from judge.commands.selfcheck import check_problem
 from judge.errors import SourceError, SpecError
-from judge.expression import Expression
-from judge.judging import judge_source
-from judge.quiz import AT_SUBMIT
-from judge.report import CaseResult, Report
-from judge.selfcheck import check_problem
-from judge.spec import ProblemKind, ProblemSpec, load_problem
+from judge.grading.quiz_grading import AT_SUBMIT
+from judge.grading.report import CaseResult, Report
+from judge.problem.spec import ProblemKind, ProblemSpec, load_problem
+from judge.quiz.expression import Expression
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from problem_factory import MakeProblem
 
-from judge.case_input import CaseInput
-from judge.checkers import CheckSpec
-from judge.judging import judge_source
-from judge.problemset import ProblemSet
-from judge.report import CaseResult, Report
-from judge.reproduce import Reproducer, driver_code
-from judge.spec import load_problem
+from judge.grading.report import CaseResult, Report
+from judge.pictures.case_input import CaseInput
+from judge.pictures.reproduce import Reproducer, driver_code
+from judge.problem.checkers import CheckSpec
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 ADD = "def add(a, b):\n    return a + b\n"

@@ -1,5 +1,5 @@
 """`judge check` on wrong solutions: each fails where its header declares, and differs from
-the reference by no more lines than it declares (judge/wrong_solution.py, judge/selfcheck.py)."""
+the reference by no more lines than it declares (judge/problem/wrong_solution.py, judge/commands/selfcheck.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from problem_factory import TOML, MakeProblem
 
-from judge.cli import main
+from judge.commands.cli import main
+from judge.commands.selfcheck import ProblemCheck, check_problem, diff_size
 from judge.errors import SpecError
-from judge.selfcheck import ProblemCheck, check_problem, diff_size
-from judge.spec import load_problem
+from judge.problem.spec import load_problem
+from judge.problem.wrong_solution import FirstFailure
 from judge.verdict import Verdict
-from judge.wrong_solution import FirstFailure
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -254,7 +254,7 @@ def test_check_json_says_what_was_declared_and_what_happened(
 def test_judge_run_never_imports_difflib() -> None:
     """difflib belongs to `judge check`; the modules `judge run` loads stay free of it."""
     code = (
-        "import sys, judge.cli, judge.judging, judge.problemset, judge.spec\n"
+        "import sys, judge.commands.cli, judge.run.judge_source, judge.problem.problemset, judge.problem.spec\n"
         "sys.exit('difflib' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, timeout=60)
@@ -287,16 +287,16 @@ def test_judge_check_measures_each_calibrated_case_once_whatever_the_seed(
     reference's CPU time on a calibrated case is measured once per case name, as the
     server's runner keeps it (it had been measured again for every seed: the sandboxed
     check of batched-decode spent a third of its two minutes on it)."""
-    import judge.calibration
+    import judge.run.calibration
 
     measured: list[str] = []
-    real = judge.calibration.calibrate
+    real = judge.run.calibration.calibrate
 
     def counting(problem, cases, *args, **kwargs):  # type: ignore[no-untyped-def]
         measured.extend(c.name for c in cases)
         return real(problem, cases, *args, **kwargs)
 
-    monkeypatch.setattr(judge.calibration, "calibrate", counting)
+    monkeypatch.setattr(judge.run.calibration, "calibrate", counting)
     folder = make_problem(slug="cpu-rule", toml=CPU_RULE_TOML, files={"cases.py": CPU_RULE_CASES})
     result = check_problem(load_problem(folder))
     assert failing(result) == {}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from judge.limits import Limits
-from judge.outcome import ExitInfo, OutcomeKind
-from judge.protocol import encode_frame
-from judge.session import Session
+from judge.grading.outcome import ExitInfo, OutcomeKind
+from judge.problem.limits import Limits
+from judge.run.session import Session
+from judge.wire.protocol import encode_frame
 
 LIMITS = Limits(time_per_case_s=1.0, total_time_s=2.0, memory_mb=256)
 

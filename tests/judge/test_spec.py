@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from problem_factory import TOML, MakeProblem
 
-from judge.cases import PUBLIC_SEED, build_cases
 from judge.errors import SpecError, UnknownProblem
-from judge.problemset import ProblemSet
-from judge.spec import load_problem
+from judge.problem.cases import PUBLIC_SEED, build_cases
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import load_problem
 
 
 def test_a_valid_problem_loads_with_all_fields(make_problem: MakeProblem) -> None:

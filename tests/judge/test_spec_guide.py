@@ -1,4 +1,4 @@
-"""A problem's hints and editorial (judge/guide.py): optional, both languages or neither,
+"""A problem's hints and editorial (judge/problem/guide.py): optional, both languages or neither,
 and every mistake in them is a SpecError naming the file (and the hint)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from problem_factory import MakeProblem
 
 from judge.errors import SpecError
-from judge.problemset import ProblemSet
-from judge.spec import load_problem
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import load_problem
 
 HINTS_EN = "## Count the layers\nEvery layer keeps its own K and V.\n\n## Then the heads\nOnly KV heads count.\n"
 HINTS_ZH = "## 先数层\n每一层都有自己的 K 和 V。\n\n## 再看头\n只算 KV 头。\n"

@@ -6,10 +6,10 @@ import pytest
 from problem_factory import MakeProblem
 
 from judge.errors import SpecError
-from judge.judging import judge_source
-from judge.report import Report
-from judge.spec import ProblemSpec, load_problem
-from judge.speed import SpeedResult, quartiles
+from judge.grading.report import Report
+from judge.problem.spec import ProblemSpec, load_problem
+from judge.problem.speed_spec import SpeedResult, quartiles
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 TOML = """\
@@ -209,6 +209,6 @@ def test_a_malformed_speed_problem_is_a_spec_error(
         toml=TOML.format(speed=speed),
     )
     with pytest.raises(SpecError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        from judge.cases import build_cases
+        from judge.problem.cases import build_cases
 
         build_cases(load_problem(folder), None)

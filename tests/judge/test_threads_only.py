@@ -1,4 +1,4 @@
-"""The child's threads-only filter (judge/threads_only.py): under a CPU rule no process can
+"""The child's threads-only filter (judge/run/threads_only.py): under a CPU rule no process can
 start, by any of the ways Python starts one, while threads go on (issue 20, section 4)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from judge import threads_only
+from judge.run import threads_only
 
 pytestmark = pytest.mark.skipif(
     not threads_only.available(), reason="refusing processes needs Linux on x86_64 or aarch64"
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 AFTER_THE_FILTER = textwrap.dedent(
     """
     import json, os, subprocess, threading
-    from judge.threads_only import refuse_processes
+    from judge.run.threads_only import refuse_processes
     refuse_processes()
     tried = {}
     def attempt(name, start):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from problem_factory import MakeProblem
 
-from judge.judging import judge_source
-from judge.spec import ProblemSpec, load_problem
+from judge.problem.spec import ProblemSpec, load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 TOML = """\

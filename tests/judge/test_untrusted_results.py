@@ -14,9 +14,9 @@ import tracemalloc
 
 from problem_factory import MakeProblem
 
-from judge.judging import judge_source
-from judge.report import Report
-from judge.spec import load_problem
+from judge.grading.report import Report
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 FLOAT_TOML = """\
@@ -227,14 +227,14 @@ def test_breaking_the_answer_loop_is_re_without_the_judges_traceback(
 import sys
 def boom(*args):
     raise RuntimeError("broken on purpose")
-sys.modules["judge.child"]._run_case = boom
+sys.modules["judge.run.child"]._run_case = boom
 def add(a, b):
     return a + b
 """
     report = judge(make_problem, source)
     assert report.verdict is Verdict.RE
     text = _learner_text(report)
-    assert "Traceback" not in report.stderr and "judge/child.py" not in text
+    assert "Traceback" not in report.stderr and "judge/run/child.py" not in text
     assert "answer loop stopped" in report.stderr
 
 
@@ -244,7 +244,7 @@ def test_a_deep_and_wide_answer_is_ole_without_costing_the_parent_seconds(
     """Half a million nested lists in under 1 MiB of JSON cost the trusted parent about 10 s
     of CPU and 143 MiB per submission (red-team finding): the walk is capped by values."""
     source = """
-import judge.child as c
+import judge.run.child as c
 def chain(d):
     x = 0
     for _ in range(d):
@@ -284,7 +284,7 @@ def test_a_lone_surrogate_in_an_exception_message_is_re_and_every_report_encodes
 def test_a_line_the_submission_does_not_have_is_not_believed(make_problem: MakeProblem) -> None:
     """The child is untrusted: a forged line number (any int) was shown as it came."""
     source = """
-import judge.child as c
+import judge.run.child as c
 real = c.encode_frame
 def forged(header, tensors=()):
     if header.get("type") == "error":

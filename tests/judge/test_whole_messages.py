@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from problem_factory import MakeProblem
 
-from judge.child import MESSAGE_CHARS, TRACEBACK_CHARS
-from judge.cli import main
-from judge.judging import judge_source
-from judge.render import table
-from judge.spec import load_problem
+from judge.commands.cli import main
+from judge.commands.render import table
+from judge.problem.spec import load_problem
+from judge.run.child import MESSAGE_CHARS, TRACEBACK_CHARS
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 LONG_REASON = " ".join(f"word{i}" for i in range(60)) + " (expected 1)"

@@ -10,9 +10,9 @@ import struct
 import pytest
 
 from judge.errors import ProtocolError
-from judge.protocol import MAGIC, PREFIX, FrameReader, encode_frame
-from judge.tensor import TensorData
-from judge.wire import ObservationTypeError, decode, encode
+from judge.wire.codec import ObservationTypeError, decode, encode
+from judge.wire.protocol import MAGIC, PREFIX, FrameReader, encode_frame
+from judge.wire.tensor import TensorData
 
 
 def roundtrip(value: object) -> object:

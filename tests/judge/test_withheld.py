@@ -13,9 +13,9 @@ from problem_factory import TOML, MakeProblem
 
 from judge.errors import SpecError
 from judge.messages import CATALOG
-from judge.problemset import ProblemSet
-from judge.spec import load_problem
-from judge.withheld import PART_PREFIX, message_for, withheld_name
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import load_problem
+from judge.problem.withheld import PART_PREFIX, message_for, withheld_name
 
 TORCH_TOML = TOML.replace('tier = "browser"', 'tier = "torch"')
 
@@ -80,7 +80,7 @@ def test_the_finder_refuses_a_module_and_everything_below_it() -> None:
     script = textwrap.dedent(
         """
         import importlib, json, sys
-        from judge.withheld import install
+        from judge.problem.withheld import install
         install(["mini_llm.paged_cache"])
         out = []
         for name in ("mini_llm.paged_cache", "mini_llm.paged_cache.x", "mini_llm.kv_cache"):

@@ -1,7 +1,7 @@
 // Runs Python entry points under Pyodide in Node for the browser-tier parity test.
 //
 // stdin:  {"files": {"judge/x.py": "<source>", ...},
-//          "call": "judge.browser:run_public",
+//          "call": "judge.browser.public_run:run_public",
 //          "jobs": [{"id": "...", "args": ["...", ...]}, ...]}
 // stdout: {"python": "<version>", "results": [{"id", "value"} | {"id", "error"}, ...]}
 //

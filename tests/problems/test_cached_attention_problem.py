@@ -16,9 +16,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from judge.cases import PUBLIC_SEED, load_module  # noqa: E402
-from judge.judging import judge_source  # noqa: E402
-from judge.problemset import ProblemSet  # noqa: E402
+from judge.problem.cases import PUBLIC_SEED, load_module  # noqa: E402
+from judge.problem.problemset import ProblemSet  # noqa: E402
+from judge.run.judge_source import judge_source  # noqa: E402
 from judge.verdict import Verdict  # noqa: E402
 
 PROBLEM = ProblemSet().get("cached-attention")

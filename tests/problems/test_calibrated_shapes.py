@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from judge.cases import build_cases
-from judge.problemset import ProblemSet
+from judge.problem.cases import build_cases
+from judge.problem.problemset import ProblemSet
 
 RULED = [p for p in ProblemSet().all() if p.cpu_rule is not None]
 

@@ -12,8 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from judge.cases import load_module  # noqa: E402
-from judge.problemset import ProblemSet  # noqa: E402
+from judge.problem.cases import load_module  # noqa: E402
+from judge.problem.problemset import ProblemSet  # noqa: E402
 from mini_llm import zoo  # noqa: E402
 
 PROBLEM = ProblemSet().get("decode-throughput")

@@ -1,7 +1,7 @@
 """No hidden input can be learned: every problem's hidden cases change with the seed
 (issue 20, section 3).
 
-Each submission on the server meets the hidden cases of a seed of its own (web.models), so
+Each submission on the server meets the hidden cases of a seed of its own (web.store.models), so
 what one submission reads of its hidden inputs is of no use to the next, but only if no
 hidden case is the same whatever the seed. A hidden case that is, or one drawn from so few
 values that two seeds meet the same one, could be read out over many submissions and its
@@ -17,10 +17,10 @@ import json
 import pytest
 from torch_tier import torch_missing_reason
 
-from judge.cases import build_cases
-from judge.problemset import ProblemSet
-from judge.quiz import hidden_points
-from judge.spec import ProblemKind, ProblemSpec
+from judge.grading.quiz_grading import hidden_points
+from judge.problem.cases import build_cases
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemKind, ProblemSpec
 
 PROBLEMS = ProblemSet()
 # Secret-looking seeds (none is the public seed): four, so six pairs meet. A torch problem

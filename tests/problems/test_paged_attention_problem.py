@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from judge.cases import PUBLIC_SEED, load_module  # noqa: E402
-from judge.problemset import ProblemSet  # noqa: E402
+from judge.problem.cases import PUBLIC_SEED, load_module  # noqa: E402
+from judge.problem.problemset import ProblemSet  # noqa: E402
 
 PROBLEMS = ProblemSet()
 PROBLEM = PROBLEMS.get("paged-attention")

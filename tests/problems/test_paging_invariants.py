@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-from judge.cases import load_module
+from judge.problem.cases import load_module
 
 ROOT = Path(__file__).resolve().parents[2] / "problems"
 SEEDS = (1, 20261129)

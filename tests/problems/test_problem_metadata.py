@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 

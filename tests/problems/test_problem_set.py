@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from torch_tier import problem_params
 
-from judge.problemset import ProblemSet
-from judge.selfcheck import check_problem
-from judge.spec import ProblemSpec
+from judge.commands.selfcheck import check_problem
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
 
 PROBLEMS = ProblemSet()
 
@@ -28,7 +28,7 @@ def test_judge_check_passes(problem: ProblemSpec) -> None:
 @pytest.mark.parametrize("problem", problem_params(p for p in PROBLEMS.all() if p.tier == "torch"))
 def test_a_torch_problems_reference_is_accepted_by_the_local_judge(problem: ProblemSpec) -> None:
     """Torch-tier problems skip, saying so, where torch is not installed."""
-    from judge.judging import judge_source
+    from judge.run.judge_source import judge_source
     from judge.verdict import Verdict
 
     report = judge_source(problem, problem.reference_source())

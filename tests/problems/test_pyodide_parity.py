@@ -3,7 +3,7 @@
 The judge core and each problem's public bundle run inside Pyodide (the `pyodide` npm
 package in Node, loaded once per session from tests/problems/node_modules, offline). For
 the reference, the starter, every wrong solution and a few broken submissions, the
-Pyodide report must match `judge.browser.run_public` under CPython case by case, and the
+Pyodide report must match `judge.browser.public_run.run_public` under CPython case by case, and the
 CPython browser verdict must match the full local judge (`judge_source`, a child process
 per run) wherever the browser can see the failure at all.
 
@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 
 import judge
-from judge.browser import run_public
-from judge.bundle import public_bundle
-from judge.cases import build_cases
-from judge.judging import expected_observations, judge_source
-from judge.report import Report
-from judge.spec import ProblemSpec, load_problem
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import run_public
+from judge.grading.report import Report
+from judge.problem.cases import build_cases
+from judge.problem.spec import ProblemSpec, load_problem
+from judge.run.judge_source import expected_observations, judge_source
 from judge.verdict import Verdict
 
 HERE = Path(__file__).resolve().parent
@@ -140,7 +140,7 @@ def pyodide_reports(bundles: dict[str, str]) -> dict[str, dict[str, object]]:
         pytest.skip("the pyodide npm package is missing; run `npm ci --prefix tests/problems`")
     request = {
         "files": _judge_files(),
-        "call": "judge.browser:run_public",
+        "call": "judge.browser.public_run:run_public",
         "jobs": [{"id": s.job_id, "args": [bundles[s.slug], s.source]} for s in SUBMISSIONS],
     }
     done = subprocess.run(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.cases import load_module
+from judge.problem.cases import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)

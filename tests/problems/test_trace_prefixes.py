@@ -1,4 +1,4 @@
-"""A failing trace is shown and reproduced up to its first differing step (judge/case_input.py
+"""A failing trace is shown and reproduced up to its first differing step (judge/pictures/case_input.py
 cuts `args["ops"]` or `args["events"]` there): that is only the same case if every
 problem's driver, run on the cut trace, gives exactly the first steps of the whole one."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from judge.case_input import trace_key, trace_labels
-from judge.cases import build_cases, load_module
-from judge.judging import canonical
-from judge.problemset import ProblemSet
+from judge.pictures.case_input import trace_key, trace_labels
+from judge.problem.cases import build_cases, load_module
+from judge.problem.problemset import ProblemSet
+from judge.run.judge_source import canonical
 
 PROBLEMS = ProblemSet()
 

@@ -18,11 +18,11 @@ import pytest
 from problem_factory import FILES, TOML
 from sandbox_host import sandbox_missing
 
-from judge.judging import judge_source
-from judge.limits import Limits
-from judge.problemset import ProblemSet
-from judge.report import Report
-from judge.spec import ProblemSpec
+from judge.grading.report import Report
+from judge.problem.limits import Limits
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import judge_source
 from runner.identity import sandbox_identity
 from runner.launcher import SandboxLauncher
 from runner.pidns import PidNamespace

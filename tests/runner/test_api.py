@@ -7,7 +7,7 @@ import json
 import pytest
 
 from judge.errors import SourceError, UnknownProblem
-from judge.spec import ProblemSpec
+from judge.problem.spec import ProblemSpec
 from runner import api, cli, doctor
 from runner.launcher import SandboxLauncher
 
@@ -131,7 +131,7 @@ def test_judge_run_sandbox_judges_like_the_server(
 
 
 def test_runner_applies_the_limits_it_is_given(runner, add_problem: ProblemSpec) -> None:  # type: ignore[no-untyped-def]
-    from judge.limits import Limits
+    from judge.problem.limits import Limits
 
     slow = "import time\ndef add(a, b):\n    time.sleep(0.3)\n    return a + b\n"
     assert runner.judge(add_problem, slow).verdict.value == "AC"  # the problem allows 1 s

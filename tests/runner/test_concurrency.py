@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from judge.judging import judge_source
-from judge.spec import ProblemSpec
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.launcher import SandboxLauncher
 

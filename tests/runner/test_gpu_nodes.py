@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from judge.judging import judge_source
-from judge.spec import ProblemSpec
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.jobspace import JobLimits
 from runner.launcher import SandboxLauncher

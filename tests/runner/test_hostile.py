@@ -21,7 +21,7 @@ import uuid
 import pytest
 
 from judge.errors import SourceError
-from judge.judging import judge_source
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 AC, WA, TLE, MLE, OLE, RE, CE = (
@@ -410,9 +410,9 @@ def test_row22_nan_and_inf_are_wa(harness, value):
 def test_row23_mutations_do_not_reach_the_next_job(harness):
     poisoned = harness.judge(
         """
-        import builtins, judge.child, sys
+        import builtins, judge.run.child, sys
         builtins.int = float
-        judge.child.serve = None
+        judge.run.child.serve = None
         sys.modules["cases"] = None
         def add(a, b):
             a.clear() if hasattr(a, "clear") else None

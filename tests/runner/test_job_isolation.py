@@ -141,7 +141,7 @@ def test_renaming_or_replacing_the_code_directory_fails_and_changes_nothing(harn
         """
     )
     assert "renamed" not in _report_json(report).values()
-    after = harness.judge("import judge.child\ndef add(a, b):\n    return a + b\n")
+    after = harness.judge("import judge.run.child\ndef add(a, b):\n    return a + b\n")
     assert after.verdict is Verdict.AC
 
 

@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import RecordingLauncher
 
-from judge.judging import judge_source
+from judge.run.judge_source import judge_source
 from runner.cgroups import CgroupSupport
 from runner.launcher import SandboxLauncher
 

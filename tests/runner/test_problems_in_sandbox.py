@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from torch_tier import problem_params
 
-from judge.judging import judge_source
-from judge.problemset import ProblemSet
-from judge.selfcheck import check_problem
-from judge.spec import ProblemSpec
+from judge.commands.selfcheck import check_problem
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.launcher import SandboxLauncher
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.problemset import ProblemSet
-from judge.spec import ProblemSpec
+from judge.problem.problemset import ProblemSet
+from judge.problem.spec import ProblemSpec
 from runner.refcache import ReferenceCache
 
 
@@ -117,7 +117,7 @@ class _CountingLauncher:
     name = "local"
 
     def __init__(self, workdir: Path) -> None:
-        from judge.launch import LocalLauncher
+        from judge.run.launch import LocalLauncher
 
         self.inner = LocalLauncher(workdir)
         self.cpu_accounting = self.inner.cpu_accounting

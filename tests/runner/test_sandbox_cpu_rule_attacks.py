@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from problem_factory import MakeProblem
 
-from judge.judging import judge_source
-from judge.report import Report
-from judge.spec import ProblemSpec, load_problem
+from judge.grading.report import Report
+from judge.problem.spec import ProblemSpec, load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.cgroups import CgroupSupport, detect
 from runner.launcher import SandboxLauncher

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
 from judge.verdict import Verdict
 from runner.api import Runner
 

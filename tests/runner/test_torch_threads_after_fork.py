@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
 from runner.launcher import SandboxLauncher
 
 pytest.importorskip("torch")
@@ -29,7 +29,7 @@ raise ImportError("two threads ran")
 
 @pytest.mark.parametrize("pool_size", [0, 1])
 def test_a_job_can_use_two_torch_threads_without_hanging(pool_size: int) -> None:
-    from judge.judging import judge_source
+    from judge.run.judge_source import judge_source
 
     problem = ProblemSet().get("greedy-generate")
     launcher = SandboxLauncher(pool_size=pool_size)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.judging import judge_source
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.launcher import SandboxLauncher
 

@@ -14,10 +14,10 @@ import json
 
 import pytest
 
-from judge.judging import judge_source
+from judge.grading.report import Report
 from judge.messages import case_message, render
-from judge.problemset import ProblemSet
-from judge.report import Report
+from judge.problem.problemset import ProblemSet
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.launcher import SandboxLauncher
 

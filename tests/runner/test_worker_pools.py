@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
-from judge.spec import ProblemSpec
+from judge.problem.spec import ProblemSpec
 from runner.launcher import SandboxLauncher
 
 

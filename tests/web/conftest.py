@@ -14,9 +14,10 @@ from suite_store import STORE, PostgresClones, chosen
 from web_helpers import make_config, state
 from web_problem_fixture import write_problem
 
-from web import create_app, migrate
+from devtools.local_services import missing_binaries
+from web import create_app
 from web.config import WebConfig, sqlite_url
-from web.local_services import missing_binaries
+from web.store import migrate
 
 
 @pytest.fixture(scope="session")

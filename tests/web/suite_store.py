@@ -17,9 +17,9 @@ from pathlib import Path
 
 from psycopg import connect, sql
 
-from web import migrate
+from devtools.local_services import PG_ROLE, PostgresServer
 from web.config import sqlite_url
-from web.local_services import PG_ROLE, PostgresServer
+from web.store import migrate
 
 STORE_ENV = "JUDGE_TEST_STORE"
 STORES = ("sqlite", "postgresql")

@@ -1,4 +1,4 @@
-"""`python -m web.local_cluster`: the whole scaled-out platform on this machine (Redis,
+"""`python -m devtools.local_cluster`: the whole scaled-out platform on this machine (Redis,
 PostgreSQL, two `judge worker` processes, `judge serve`), driven as a person would, from
 the command line and over HTTP, judging with the unsafe-local backend on the test
 problems."""
@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 from web_problem_fixture import GOOD
 
-from web.local_services import PostgresServer, exited, free_port, missing_binaries
+from devtools.local_services import PostgresServer, exited, free_port, missing_binaries
 
 pytestmark = pytest.mark.slow
 JUDGED_WITHIN_S = 180.0
 
 
 def cluster(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "web.local_cluster", *args, "--folder", str(folder)]
+    argv = [sys.executable, "-m", "devtools.local_cluster", *args, "--folder", str(folder)]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=400)
 
 

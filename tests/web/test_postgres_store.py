@@ -21,9 +21,11 @@ from web_helpers import make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG
 
 from judge.verdict import Verdict
-from web import create_app, migrate, standings
-from web.db import make_engine, make_sessions, transaction
-from web.models import Base, ProblemResult, Standing, Submission, SubmissionStatus, User
+from web import create_app
+from web.boards import standings
+from web.store import migrate
+from web.store.db import make_engine, make_sessions, transaction
+from web.store.models import Base, ProblemResult, Standing, Submission, SubmissionStatus, User
 
 
 def head_revision() -> str:
@@ -63,8 +65,7 @@ UPGRADER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from web import migrate
-
+    from web.store import migrate
     url, ready, go = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     ready.touch()  # imported: the upgrade itself is what should overlap
     deadline = time.monotonic() + 120
@@ -265,7 +266,7 @@ def test_the_embedded_queue_on_postgresql_stores_concurrent_verdicts_once_each(
 def test_a_database_that_goes_away_is_a_503_to_retry_and_service_resumes_after(
     tmp_path: Path, db_template: Path, problems_root: Path
 ) -> None:
-    from web.local_services import PostgresServer, missing_binaries
+    from devtools.local_services import PostgresServer, missing_binaries
 
     if missing_binaries(["postgres"]):
         pytest.skip(f"no local PostgreSQL: {missing_binaries(['postgres'])}")

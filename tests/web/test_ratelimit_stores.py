@@ -21,11 +21,11 @@ from flask import Flask, g
 from web_helpers import make_config, make_user, state, submit
 from web_problem_fixture import GOOD
 
+from devtools.local_services import RedisServer, free_port
 from web import create_app
 from web.config import RateLimit
 from web.errors import ApiError, RateLimited, register_error_handlers
-from web.local_services import RedisServer, free_port
-from web.ratelimit import Limiter, RateLimiter, RedisRateLimiter, make_limiter
+from web.serving.ratelimit import Limiter, RateLimiter, RedisRateLimiter, make_limiter
 
 Clock = list[float]  # [now]: the test moves time by assigning now[0]
 MakeLimiter = Callable[[Clock], Limiter]
@@ -163,7 +163,7 @@ SHARER = textwrap.dedent(
     from pathlib import Path
     from web.config import RateLimit
     from web.errors import RateLimited
-    from web.ratelimit import RedisRateLimiter
+    from web.serving.ratelimit import RedisRateLimiter
 
     url, key, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     limiter = RedisRateLimiter(url)

@@ -12,9 +12,9 @@ from sqlalchemy import text
 from suite_store import STORE_ENV, PostgresClones, chosen
 from web_helpers import make_user
 
+from devtools.local_services import PostgresServer
 from web.config import WebConfig
-from web.db import make_engine
-from web.local_services import PostgresServer
+from web.store.db import make_engine
 
 
 def test_the_web_fixtures_run_on_the_store_the_suite_was_asked_for(

@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 from web_helpers import make_user, state
 
-from web.models import User
+from web.store.models import User
 
 
 def access_records(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:

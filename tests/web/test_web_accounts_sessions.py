@@ -25,10 +25,11 @@ from web_helpers import (
 from web_problem_fixture import GOOD
 from werkzeug.security import generate_password_hash
 
-from web import create_app, migrate
+from web import create_app
 from web.config import sqlite_url
-from web.db import make_engine, transaction, utcnow
-from web.models import ApiToken
+from web.store import migrate
+from web.store.db import make_engine, transaction, utcnow
+from web.store.models import ApiToken
 
 NEW_PASSWORD = "battery-staple-9"
 

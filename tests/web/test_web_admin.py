@@ -9,8 +9,8 @@ from test_web_api_accounts import error_of
 from web_helpers import csrf_of, make_user, page_login, state, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG
 
-from web.db import transaction
-from web.models import Judging, Submission
+from web.store.db import transaction
+from web.store.models import Judging, Submission
 
 
 def test_only_admins_may_rejudge_or_hide(client: FlaskClient) -> None:

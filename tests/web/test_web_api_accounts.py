@@ -82,7 +82,7 @@ def test_tokens_are_stored_hashed(client: FlaskClient) -> None:
     from sqlalchemy import select
     from web_helpers import state
 
-    from web.models import ApiToken
+    from web.store.models import ApiToken
 
     account = make_user(client, "ada")
     with state(client.application).sessions() as db:

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from test_web_api_accounts import error_of
 from web_helpers import PASSWORD, csrf_of, make_user
 
-from web import leaderboard
+from web.boards import leaderboard
 
 BIG = 2**63  # one past the largest integer SQLite (and a PostgreSQL BIGINT) can hold
 
@@ -35,7 +35,7 @@ def test_submission_ids_past_the_database_integer_are_404(client: FlaskClient) -
 
 
 def test_deeply_nested_json_is_malformed_json(client: FlaskClient) -> None:
-    """Pins: a body of 100,000 '[' raised RecursionError in web/inputs.py: HTTP 500."""
+    """Pins: a body of 100,000 '[' raised RecursionError in web/serving/inputs.py: HTTP 500."""
     for body in ("[" * 100_000, deep(40), '{"a": ' + '{"b": ' * 5000 + "1" + "}" * 5001):
         response = client.post("/api/register", data=body, content_type="application/json")
         assert response.status_code == 400

@@ -137,7 +137,7 @@ def test_concurrent_users_over_http_are_all_judged_once(app: Flask, server: str)
 
     from web_helpers import state
 
-    from web.models import Submission
+    from web.store.models import Submission
 
     def one_user(n: int) -> list[int]:
         client = cli.ApiClient(server)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from web.config import load_config
-from web.markdown import render_markdown
+from web.content.markdown import render_markdown
 
 
 def test_instance_secrets_are_created_once_and_kept(

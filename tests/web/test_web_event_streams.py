@@ -15,7 +15,7 @@ from web_helpers import make_config, make_user, state, submit
 from web_problem_fixture import GOOD
 
 from web import create_app
-from web.streams import StreamSlots, address_key
+from web.serving.streams import StreamSlots, address_key
 
 
 @pytest.fixture

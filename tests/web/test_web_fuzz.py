@@ -31,7 +31,7 @@ from web_helpers import PASSWORD, STORES, csrf_of, make_user, page_login, state,
 from web_problem_fixture import GOOD
 
 from web import create_app
-from web.auth import CSRF_FIELD
+from web.accounts.auth import CSRF_FIELD
 from web.config import RateLimit
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from flask.testing import FlaskClient
 from web_helpers import make_user, page_login, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG, write_problem
 
-from judge.bundle import public_bundle
-from judge.spec import load_problem
-from web.build_bundles import BundleLeakError, check_no_leak, secret_lines
+from devtools.build_bundles import BundleLeakError, check_no_leak, secret_lines
+from judge.browser.bundle import public_bundle
+from judge.problem.spec import load_problem
 
 EDITORIAL_MARKER = "EDITORIAL_ONLY_51c7"
 

@@ -31,10 +31,11 @@ from web_helpers import (
     wait_judged,
 )
 
-from judge.cases import build_cases
-from web import create_app, jobs, judging
-from web.db import transaction
-from web.models import Submission
+from judge.problem.cases import build_cases
+from web import create_app
+from web.judging import core_seam, jobs
+from web.store.db import transaction
+from web.store.models import Submission
 
 PRINTS_ITS_ARGS = "def add(a, b):\n    print('ARGS', a, b)\n    return a + b\n"
 ARGS = re.compile(r"ARGS (-?\d+) (-?\d+)")
@@ -86,7 +87,7 @@ class _Recording:
     """The app's judge, recording each seed it is given; with `fail_first`, its first run
     fails as a crashed judging process would."""
 
-    def __init__(self, inner: judging.Judge, fail_first: bool = False) -> None:
+    def __init__(self, inner: core_seam.Judge, fail_first: bool = False) -> None:
         self.inner, self.fail_first, self.seeds = inner, fail_first, []  # type: list[int]
 
     def run(self, problem, code, seed, progress=None):  # type: ignore[no-untyped-def]

@@ -24,10 +24,11 @@ from web_helpers import (
 )
 from web_problem_fixture import GOOD
 
-from web import create_app, jobs
-from web.celery_queue import TASK_JUDGE, TASK_RUN, Capability, CeleryQueue, make_celery
-from web.csp import HEADER as CSP
-from web.worker import register_tasks
+from web import create_app
+from web.judging import jobs
+from web.judging.celery_queue import TASK_JUDGE, TASK_RUN, Capability, CeleryQueue, make_celery
+from web.judging.celery_worker import register_tasks
+from web.serving.csp import HEADER as CSP
 
 INT_MAX = 2**31 - 1  # the largest id a PostgreSQL INTEGER column holds
 PAST = INT_MAX + 1
@@ -227,5 +228,5 @@ def test_a_forged_broker_message_is_dropped_with_one_log_line(
         tasks[task](argument)
     lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 1, [r.getMessage() for r in lines]
-    assert lines[0].name == "web.worker" and "dropping" in lines[0].getMessage()
+    assert lines[0].name == "web.judging.celery_worker" and "dropping" in lines[0].getMessage()
     assert lines[0].exc_info is None and "\n" not in lines[0].getMessage()

@@ -10,9 +10,10 @@ from sandbox_host import needs_sandbox
 from web_helpers import make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, write_problem
 
-from web import create_app, jobs
-from web.db import transaction
-from web.models import Submission
+from web import create_app
+from web.judging import jobs
+from web.store.db import transaction
+from web.store.models import Submission
 
 
 def test_a_failing_judge_is_retried_then_stored_as_ie_never_wa(

@@ -10,10 +10,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from web_helpers import make_user, state
 
-from web import handbook
-from web.db import transaction
-from web.leaderboard import ProblemStats, problem_stats
-from web.models import Submission, User
+from web.boards.leaderboard import ProblemStats, problem_stats
+from web.content import handbook
+from web.store.db import transaction
+from web.store.models import Submission, User
 
 T0 = datetime(2026, 11, 1, 12, 0, 0)
 
@@ -108,7 +108,7 @@ def test_every_real_problem_names_a_section_the_chapter_has() -> None:
     """A problem page links to its section; an id the chapter lacks would link nowhere."""
     from pathlib import Path
 
-    from judge.problemset import ProblemSet
+    from judge.problem.problemset import ProblemSet
 
     root = Path(__file__).resolve().parents[2] / "problems"
     unknown = {

@@ -8,9 +8,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from web_helpers import make_user, state
 
-from web import standings
-from web.db import transaction
-from web.models import Submission, User
+from web.boards import standings
+from web.store.db import transaction
+from web.store.models import Submission, User
 
 T0 = datetime(2026, 11, 1, 12, 0, 0)
 

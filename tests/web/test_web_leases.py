@@ -15,12 +15,13 @@ from flask import Flask
 from web_helpers import make_config, make_user, state, submit
 from web_problem_fixture import GOOD
 
-from judge.report import Report
-from judge.spec import ProblemSpec
-from web import create_app, jobs
-from web.db import transaction, utcnow
-from web.judging import Judge, Progress
-from web.models import Judging, Standing, Submission
+from judge.grading.report import Report
+from judge.problem.spec import ProblemSpec
+from web import create_app
+from web.judging import jobs
+from web.judging.core_seam import Judge, Progress
+from web.store.db import transaction, utcnow
+from web.store.models import Judging, Standing, Submission
 
 
 @dataclass

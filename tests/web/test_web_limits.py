@@ -16,7 +16,7 @@ from web_problem_fixture import GOOD
 from web import create_app
 from web.config import RateLimit
 from web.errors import RateLimited
-from web.ratelimit import RateLimiter
+from web.serving.ratelimit import RateLimiter
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from flask import Flask, request
 from threaded_server import serve_in_thread
 
-from web import logsafe
+from web.serving import logsafe
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # web/cli.py's, for judge serve
 FAKE = "INFO web.access: fake"  # the line the issue saw forged

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from web.markdown import render_markdown
+from web.content.markdown import render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
-from web import migrate
 from web.config import sqlite_url
-from web.db import make_engine
-from web.models import Base, Submission
+from web.store import migrate
+from web.store.db import make_engine
+from web.store.models import Base, Submission
 
 
 def test_migrated_schema_matches_the_models(tmp_path: Path) -> None:
@@ -165,7 +165,7 @@ def test_upgrade_to_0007_dates_every_queued_row_and_records_each_verdict(tmp_pat
 def test_upgrade_to_0011_leaves_old_rows_without_a_seed_and_keeps_their_judgings(
     tmp_path: Path,
 ) -> None:
-    """Old rows keep NULL (judged as they were, web.jobs.judge_seed_for); new rows draw a
+    """Old rows keep NULL (judged as they were, web.judging.jobs.judge_seed_for); new rows draw a
     63-bit seed; going back down drops the column in place, so no judging cascades away."""
     url = sqlite_url(tmp_path / "judge.sqlite3")
     migrate.upgrade(url, "0010")

@@ -21,8 +21,8 @@ from web_helpers import (
 )
 from web_problem_fixture import REFERENCE_MARKER, WRONG, WRONG_MARKER
 
-from judge.cases import build_cases
-from judge.problemset import ProblemSet
+from judge.problem.cases import build_cases
+from judge.problem.problemset import ProblemSet
 from web import create_app
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Select
 
-from web import leaderboard, migrate
+from web.attempts.submissions import SubmissionQuery, search_query
+from web.boards import leaderboard
 from web.config import sqlite_url
-from web.db import make_engine
-from web.submissions import SubmissionQuery, search_query
+from web.store import migrate
+from web.store.db import make_engine
 
 
 def plan(path: Path, stmt: Select) -> list[str]:  # type: ignore[type-arg]

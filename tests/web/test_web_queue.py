@@ -9,13 +9,14 @@ from pathlib import Path
 from web_helpers import make_config, make_user, state, submit
 from web_problem_fixture import GOOD
 
-from judge.judging import internal_error
-from judge.report import Report
-from judge.spec import ProblemSpec
+from judge.grading.report import Report
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import internal_error
 from judge.verdict import Verdict
-from web import create_app, jobs
-from web.jobqueue import EmbeddedQueue
-from web.models import Submission, SubmissionStatus
+from web import create_app
+from web.judging import jobs
+from web.judging.jobqueue import EmbeddedQueue
+from web.store.models import Submission, SubmissionStatus
 
 
 def test_a_delayed_id_leaves_the_worker_free_for_the_others() -> None:

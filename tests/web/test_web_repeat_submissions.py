@@ -21,11 +21,12 @@ from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG
 
-from web import create_app, submissions
-from web.auth import Viewer
+from web import create_app
+from web.accounts.auth import Viewer
+from web.attempts import submissions
 from web.config import RateLimit
 from web.errors import Conflict
-from web.models import Submission, SubmissionStatus, User
+from web.store.models import Submission, SubmissionStatus, User
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
 

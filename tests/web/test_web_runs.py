@@ -18,15 +18,15 @@ from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG, write_problem
 
-from judge.report import Report
-from judge.spec import ProblemSpec
+from judge.grading.report import Report
+from judge.problem.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import create_app
 from web.config import RateLimit
-from web.db import utcnow
 from web.errors import NotFound, RateLimited
-from web.models import ProblemResult, Standing, Submission, User
-from web.runs import LOST_AFTER_S, LocalRunDispatch, PublicRuns
+from web.judging.runs import LOST_AFTER_S, LocalRunDispatch, PublicRuns
+from web.store.db import utcnow
+from web.store.models import ProblemResult, Standing, Submission, User
 
 TORCH = "add-torch"  # a torch-tier problem in name only: its cases need nothing but stdlib
 SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.4)\n    return a + b\n"

@@ -1,4 +1,4 @@
-"""The server `judge serve` runs (web/server.py) under slow and huge requests (issue 22,
+"""The server `judge serve` runs (web/serving/server.py) under slow and huge requests (issue 22,
 section 3): the real server on a free port in a thread, clients on raw sockets, other
 client addresses taken from 127/8 (all loopback on Linux)."""
 
@@ -21,7 +21,7 @@ from web_helpers import state
 from web import cli, create_app
 from web.config import WebConfig
 from web.i18n import translate
-from web.server import JudgeServer, ServerLimits, client_key, make_server
+from web.serving.server import JudgeServer, ServerLimits, client_key, make_server
 
 # Generous: a bound that only a server that stopped answering can pass (a loaded 2-core
 # machine answers in milliseconds); the 1 s figure is bench/bench_server_attacks.py's.

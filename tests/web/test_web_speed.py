@@ -15,8 +15,9 @@ from test_web_leaderboard import judged
 from web_helpers import make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD, WRONG, write_problem
 
-from judge.report import Report
-from web import create_app, judging
+from judge.grading.report import Report
+from web import create_app
+from web.judging import core_seam
 
 SPEED = {
     "unit": "tokens/s",
@@ -47,7 +48,7 @@ def report(verdict: str = "AC", speed: object = SPEED) -> Report:
 
 
 def test_an_accepted_reports_speed_becomes_the_rows_score_range_unit_and_hardware() -> None:
-    run = judging.judged_run(100, report())
+    run = core_seam.judged_run(100, report())
     assert (run.metric, run.metric_q1, run.metric_q3, run.metric_unit) == (
         183.2,
         180.0,
@@ -62,12 +63,12 @@ def test_an_accepted_reports_speed_becomes_the_rows_score_range_unit_and_hardwar
 def test_a_gpu_speed_names_the_device() -> None:
     gpu = {**SPEED, "hardware": {"device": "cuda (NVIDIA H200)", "threads": "1", "torch": "2.13.0"}}
     assert (
-        judging.judged_run(100, report(speed=gpu)).hardware == "cuda (NVIDIA H200) · torch 2.13.0"
+        core_seam.judged_run(100, report(speed=gpu)).hardware == "cuda (NVIDIA H200) · torch 2.13.0"
     )
 
 
 def test_only_an_accepted_run_has_a_speed() -> None:
-    wrong = judging.judged_run(100, Report.from_dict({**_plain(), "verdict": "WA"}))
+    wrong = core_seam.judged_run(100, Report.from_dict({**_plain(), "verdict": "WA"}))
     assert (wrong.metric, wrong.metric_q1, wrong.hardware) == (None, None, "cpu")
 
 
@@ -82,7 +83,7 @@ def test_only_an_accepted_run_has_a_speed() -> None:
     ],
 )
 def test_a_speed_that_does_not_hold_together_is_not_stored(bad: object) -> None:
-    assert judging.speed_columns(bad) is None
+    assert core_seam.speed_columns(bad) is None
 
 
 def _plain() -> dict[str, Any]:

@@ -1,11 +1,11 @@
 """A speed problem's hidden timed inputs, read back from one submission's reported times,
-never recur in the next (web.jobs.judge_seed_for).
+never recur in the next (web.judging.jobs.judge_seed_for).
 
 The rule was once a seed per judged attempt for speed problems only, and the server's one
 secret seed for every other problem; issue 20 showed that the shared seed let hidden inputs
 be read out over many submissions on any problem, and a seed per attempt made a rejudge
 meet new inputs. Now every submission carries a seed drawn when its row is created
-(web.models.draw_hidden_seed), which its rejudges reuse; only rows from before that (a NULL
+(web.store.models.draw_hidden_seed), which its rejudges reuse; only rows from before that (a NULL
 seed) keep the old derivation, so their rejudges do not change. The times a report shows
 of a hidden case are now rounded up to a tenth of the limit (200 ms steps here), so the
 speller below sleeps 200 ms per unit to be read back.
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from problem_factory import MakeProblem
 
-from judge.cases import build_cases
-from judge.judging import judge_source
-from judge.spec import load_problem
+from judge.problem.cases import build_cases
+from judge.problem.spec import load_problem
+from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
-from web.jobs import judge_seed_for
-from web.models import draw_hidden_seed
+from web.judging.jobs import judge_seed_for
+from web.store.models import draw_hidden_seed
 
 SECRET = 0x5EC2E7
 

@@ -21,7 +21,7 @@ from web_helpers import make_config, make_user, state, submit, wait_judged
 from web_problem_fixture import GOOD
 
 from web import create_app
-from web.diffs import line_diff
+from web.attempts.diffs import line_diff
 
 SECOND = "def add(a, b):\n    total = a + b\n    return total\n"
 

@@ -13,9 +13,9 @@ from web_helpers import make_config, make_user, state, submit
 from web_problem_fixture import GOOD
 
 from web import create_app
-from web.db import transaction, utcnow
-from web.models import Submission
-from web.sweeper import Sweeper
+from web.judging.sweeper import Sweeper
+from web.store.db import transaction, utcnow
+from web.store.models import Submission
 
 
 class Sent:

@@ -18,7 +18,7 @@ from web_problem_fixture import write_problem
 
 from web import cli, create_app
 from web.config import WebConfig, load_config
-from web.filemodes import exposed_to, hide_from
+from web.store.filemodes import exposed_to, hide_from
 
 ENV = ("JUDGE_INSTANCE", "JUDGE_DATABASE_URL", "JUDGE_SECRET_KEY", "JUDGE_SEED", "JUDGE_BACKEND")
 needs_root = pytest.mark.skipif(

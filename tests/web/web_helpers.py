@@ -16,9 +16,9 @@ from flask.testing import FlaskClient
 from suite_store import STORE
 
 from web.config import RateLimit, WebConfig, sqlite_url
-from web.db import transaction
-from web.models import User
 from web.state import EXTENSION, PlatformState
+from web.store.db import transaction
+from web.store.models import User
 
 SECRET_SEED = 918273645546372819
 PASSWORD = "correct-horse"
@@ -129,7 +129,7 @@ def page_login(client: FlaskClient, username: str) -> None:
 
 def timed_repetitions(slug: str = "decode-throughput") -> int:
     """How many timed repetitions a speed problem's cases declare (a scored run has that many)."""
-    from judge.cases import PUBLIC_SEED, build_cases
-    from judge.problemset import ProblemSet
+    from judge.problem.cases import PUBLIC_SEED, build_cases
+    from judge.problem.problemset import ProblemSet
 
     return sum(1 for c in build_cases(ProblemSet().get(slug), PUBLIC_SEED) if c.timed is not None)

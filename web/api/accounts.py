@@ -10,7 +10,7 @@ from flask import Blueprint, g, jsonify
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
-from web.auth import (
+from web.accounts.auth import (
     TOKEN_LABEL_MAX,
     TOKEN_LIFETIME,
     Viewer,
@@ -27,12 +27,12 @@ from web.auth import (
     username_key,
     verify_password,
 )
-from web.db import changed
 from web.errors import ApiError
 from web.i18n import say
-from web.inputs import MAX_ID, client_ip, json_body, required_str
-from web.models import ApiToken, User
+from web.serving.inputs import MAX_ID, client_ip, json_body, required_str
 from web.state import platform
+from web.store.db import changed
+from web.store.models import ApiToken, User
 
 bp = Blueprint("api_accounts", __name__)
 

@@ -7,11 +7,12 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify
 
-from web import admin_actions, fleet
-from web.auth import require_admin
+from web.accounts.auth import require_admin
+from web.attempts import admin_actions
 from web.errors import ApiError
 from web.i18n import say
-from web.inputs import json_body
+from web.judging import fleet
+from web.serving.inputs import json_body
 from web.state import platform
 
 bp = Blueprint("api_admin", __name__)

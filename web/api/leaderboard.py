@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify
 
-from web import leaderboard, profiles
-from web.inputs import int_arg
+from web.accounts import profiles
+from web.boards import leaderboard
+from web.serving.inputs import int_arg
 from web.state import platform
 
 bp = Blueprint("api_leaderboard", __name__)

@@ -6,10 +6,11 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
-from web import drafts, guidance, quiz
-from web.auth import require_user
-from web.inputs import json_body, required_str
-from web.leaderboard import progress
+from web.accounts.auth import require_user
+from web.attempts import drafts
+from web.boards.leaderboard import progress
+from web.content import guidance, quiz_sheets
+from web.serving.inputs import json_body, required_str
 from web.state import platform
 
 bp = Blueprint("api_problems", __name__)
@@ -73,7 +74,7 @@ def reveal(slug: str, question_id: str) -> Any:
     viewer = require_user()
     state = platform()
     problem = state.catalog.find(g.db, slug, admin=viewer.is_admin)
-    explanation = quiz.reveal(g.db, viewer.id, problem, question_id)
+    explanation = quiz_sheets.reveal(g.db, viewer.id, problem, question_id)
     g.db.commit()
     return jsonify({"question": question_id, "explanation": explanation, "scoring": "ended"})
 

@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify
 
-from web import judging
-from web.auth import require_user
+from web.accounts.auth import require_user
 from web.errors import Invalid
 from web.i18n import say
-from web.inputs import client_ip, json_body, required_str
+from web.judging import core_seam
+from web.serving.inputs import client_ip, json_body, required_str
 from web.state import platform
 
 bp = Blueprint("api_runs", __name__)
@@ -21,12 +21,12 @@ def start(slug: str) -> Any:
     """Judge the code on the public cases, stored nowhere; poll the answer's url."""
     viewer = require_user()
     state = platform()
-    body = json_body(own_check=("code",))  # judge.source says "not UTF-8" itself
+    body = json_body(own_check=("code",))  # judge.run.source_check says "not UTF-8" itself
     code = required_str(body, "code")
     problem = state.catalog.find(g.db, slug, admin=viewer.is_admin)
     if problem.tier != "torch":
         raise Invalid("runs_in_browser", say("err_runs_in_browser", slug=problem.slug))
-    reason = judging.source_problem(code)
+    reason = core_seam.source_problem(code)
     if reason is not None:
         raise Invalid("invalid_code", reason, field="code")
     config, limiter = state.config, state.limiter

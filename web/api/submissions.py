@@ -11,13 +11,13 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, g, jsonify, request
 from sqlalchemy.orm import Session, sessionmaker
 
-from web import diffs, submissions
-from web.auth import Viewer, require_user
+from web.accounts.auth import Viewer, require_user
+from web.attempts import diffs, submissions
 from web.errors import ApiError
 from web.i18n import say
-from web.inputs import client_ip, int_arg, json_body, required_str, text_arg
-from web.models import SubmissionStatus
+from web.serving.inputs import client_ip, int_arg, json_body, required_str, text_arg
 from web.state import platform
+from web.store.models import SubmissionStatus
 
 bp = Blueprint("api_submissions", __name__)
 POLL_S = 0.25  # how often an event stream re-reads the row
@@ -29,7 +29,7 @@ HEARTBEAT_S = 1.0
 @bp.post("/submissions")
 def create() -> Any:
     viewer = require_user()
-    body = json_body(own_check=("code",))  # judge.source says "not UTF-8" itself
+    body = json_body(own_check=("code",))  # judge.run.source_check says "not UTF-8" itself
     slug = required_str(body, "problem")
     code = required_str(body, "code")
     new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())

@@ -3,8 +3,8 @@
 //   worker.js          the Pyodide Web Worker (esbuild bundle of src/worker.js)
 //   pyodide/           Pyodide's runtime files, copied from the npm package
 //   fonts/             KaTeX fonts referenced by app.css
-//   judge.zip          the judge modules judge/browser.py imports, for the worker to unpack, and
-//   problems/*.json    each problem's public bundle; both written by `python -m web.build_bundles`
+//   judge.zip          the judge modules judge/browser/public_run.py imports, for the worker to unpack, and
+//   problems/*.json    each problem's public bundle; both written by `python -m devtools.build_bundles`
 // Nothing here is fetched from the network at run time: the page works offline.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -78,7 +78,7 @@ function copyPyodide() {
 function writeProblemBundles() {
   const python = process.env.PYTHON || "python3";
   // JUDGE_DIR / PROBLEMS_DIR point the build at other trees (tests build from fixtures).
-  const args = ["-m", "web.build_bundles", "--out", dist];
+  const args = ["-m", "devtools.build_bundles", "--out", dist];
   if (process.env.JUDGE_DIR) args.push("--judge", process.env.JUDGE_DIR);
   if (process.env.PROBLEMS_DIR) args.push("--problems", process.env.PROBLEMS_DIR);
   const out = execFileSync(

@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 
+from web.accounts.auth import end_sessions, log_in, require_user
 from web.api.accounts import authenticate, change_password, register_user
-from web.auth import end_sessions, log_in, require_user
 from web.errors import ApiError
 from web.i18n import say
-from web.inputs import safe_next
+from web.serving.inputs import safe_next
 
 bp = Blueprint("accounts", __name__)
 

@@ -7,10 +7,10 @@ from typing import Any
 from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import func, select
 
-from web import admin_actions
-from web.auth import require_admin
-from web.models import Submission
+from web.accounts.auth import require_admin
+from web.attempts import admin_actions
 from web.state import platform
+from web.store.models import Submission
 
 bp = Blueprint("admin", __name__)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from flask import Blueprint, g, render_template
 
-from web import leaderboard, profiles
-from web.inputs import int_arg
+from web.accounts import profiles
+from web.boards import leaderboard
+from web.serving.inputs import int_arg
 from web.state import platform
 
 bp = Blueprint("leaderboard", __name__)

@@ -7,14 +7,15 @@ from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
-from judge.spec import ProblemSpec
-from web import guidance, handbook, quiz, submissions
-from web.auth import require_user
+from judge.problem.spec import ProblemSpec
+from web.accounts.auth import require_user
+from web.attempts import submissions
+from web.boards.leaderboard import problem_stats, progress, speed_board_of
+from web.content import guidance, handbook, quiz_sheets
+from web.content.markdown import render_inline_markdown, render_markdown
 from web.errors import ApiError
 from web.i18n import COOKIE, LANGS, say
-from web.inputs import client_ip, safe_next
-from web.leaderboard import problem_stats, progress, speed_board_of
-from web.markdown import render_inline_markdown, render_markdown
+from web.serving.inputs import client_ip, safe_next
 from web.state import platform
 
 bp = Blueprint("problems", __name__)
@@ -89,12 +90,12 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
     viewer = g.viewer
     answers, given_up = {}, set()
     if viewer is not None:
-        answers = quiz.last_answers(g.db, viewer.id, problem.slug)
-        given_up = quiz.revealed(g.db, viewer.id, problem.slug)
-    questions = quiz.quiz_of(problem).questions
+        answers = quiz_sheets.last_answers(g.db, viewer.id, problem.slug)
+        given_up = quiz_sheets.revealed(g.db, viewer.id, problem.slug)
+    questions = quiz_sheets.quiz_of(problem).questions
     explanations = {q: problem.quiz.keys[q].explanation for q in given_up} if problem.quiz else {}
     return render_template(
-        "quiz.html",
+        "quiz_sheets.html",
         problem=problem,
         statement_html=render_markdown(problem.statement(g.lang)),
         questions=questions,
@@ -104,9 +105,9 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
             for q in questions
             for o in q.options
         },
-        filled={q.id: quiz.shown(q, answers.get(q.id)) for q in questions},
+        filled={q.id: quiz_sheets.shown(q, answers.get(q.id)) for q in questions},
         explanations={q: render_markdown(text[g.lang]) for q, text in explanations.items()},
-        field_prefix=quiz.FIELD_PREFIX,
+        field_prefix=quiz_sheets.FIELD_PREFIX,
         history=history,
         section=handbook.section_of(problem.section),
     )
@@ -121,7 +122,7 @@ def submit(slug: str) -> Any:
     problem = state.catalog.find(g.db, slug, admin=viewer.is_admin)
     code: str | None = request.form.get("code")
     if problem.quiz is not None:
-        code = quiz.sheet_from_form(problem.quiz, request.form.to_dict(flat=False))
+        code = quiz_sheets.sheet_from_form(problem.quiz, request.form.to_dict(flat=False))
     if code is None:
         raise ApiError(400, "missing_field", say("err_code_required"), field="code")
     new_id = submissions.create(state, g.db, viewer, slug, code, client_ip())
@@ -133,7 +134,7 @@ def reveal(slug: str, question_id: str) -> Any:
     """Give up on a quiz question (the page's button): see its explanation on the page."""
     viewer = require_user()
     problem = platform().catalog.find(g.db, slug, admin=viewer.is_admin)
-    quiz.reveal(g.db, viewer.id, problem, question_id)
+    quiz_sheets.reveal(g.db, viewer.id, problem, question_id)
     g.db.commit()
     target = url_for("problems.show", slug=slug) + f"#q-{question_id}"
     return redirect(target, code=303)

@@ -6,9 +6,9 @@ import json
 
 from flask import Blueprint, g, render_template
 
-from web import submissions
-from web.inputs import int_arg, text_arg
-from web.markdown import render_markdown
+from web.attempts import submissions
+from web.content.markdown import render_markdown
+from web.serving.inputs import int_arg, text_arg
 from web.state import platform
 
 bp = Blueprint("submissions", __name__)

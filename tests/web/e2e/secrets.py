@@ -1,6 +1,6 @@
 """What must never reach a browser, as text to search for.
 
-Kept independent of web/build_bundles.py (which guards the build with a similar rule)
+Kept independent of devtools/build_bundles.py (which guards the build with a similar rule)
 so that a bug there cannot hide itself from the tests.
 """
 
@@ -56,7 +56,7 @@ def all_secret_lines(problems: Path) -> dict[str, str]:
     """Secret lines of every problem, less those another problem or the judge's own
     sources publish: a line like `self.block_size = block_size` in one reference may be
     in another's starter, `from collections.abc import Iterator` in judge/ (judge.zip)."""
-    judge_sources = sorted((problems.parent / "judge").glob("*.py"))
+    judge_sources = sorted((problems.parent / "judge").rglob("*.py"))
     public = "\n".join(
         [
             *(
@@ -132,7 +132,7 @@ def answer_key_text(problem: Path) -> dict[str, str]:
     (an answer, an explanation, line by line), every line of the editorials, and the
     hidden points an expression question is checked at, less what the problem's public
     files say. Unlike a reference line, none of it may be in any served file, the judge's
-    own sources included (a docstring of judge/expression.py once quoted an answer)."""
+    own sources included (a docstring of judge/quiz/expression.py once quoted an answer)."""
     import tomllib
 
     public = "\n".join(
@@ -175,8 +175,8 @@ def hidden_case_text(problem: Path) -> dict[str, str]:
     """The arguments of a browser-tier code problem's hidden cases, as the bundle would
     write them, for a few seeds other than the public one (those that the public seed
     draws too are public)."""
-    from judge.cases import PUBLIC_SEED, build_cases
-    from judge.spec import load_problem
+    from judge.problem.cases import PUBLIC_SEED, build_cases
+    from judge.problem.spec import load_problem
 
     spec = load_problem(problem)
     if spec.tier != "browser" or spec.quiz is not None:

@@ -1,4 +1,4 @@
-"""web/build_bundles.py: what the browser gets is public by construction, and a leak
+"""devtools/build_bundles.py: what the browser gets is public by construction, and a leak
 stops the build with a message naming the file and the line."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from web import build_bundles
-from web.build_bundles import (
+from devtools import build_bundles
+from devtools.build_bundles import (
     BundleLeakError,
     answer_lines,
     browser_modules,
@@ -30,44 +30,61 @@ SLUG = "kv-bytes-per-token"
 def test_judge_zip_holds_the_import_closure_of_the_browser_module_only(tmp_path: Path) -> None:
     """Regression (issue 22): judge.zip carried every module of judge/, the CLI's and the
     server's too. Imports inside functions count (they may run); `if TYPE_CHECKING:` ones
-    never run."""
+    never run. A module in a room brings its room's __init__.py, and a room is never
+    taken whole for one of its modules."""
     judge = tmp_path / "judge"
     (judge / "__pycache__").mkdir(parents=True)
-    (judge / "__init__.py").write_text("")
-    (judge / "browser.py").write_text(
+    (judge / "browser").mkdir()
+    (judge / "room").mkdir()
+    for init in (judge, judge / "browser", judge / "room"):
+        (init / "__init__.py").write_text("")
+    (judge / "browser" / "public_run.py").write_text(
         "import json\nfrom judge.core import X\nfrom judge import helpers\n"
+        "from judge.room import inside\nfrom ..room.deeper import W\n"
         "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from judge.typing_only import T\n"
         "def later():\n    from .lazy import run\n    import judge.dotted\n"
     )
     (judge / "core.py").write_text("from .deep import Y\nX = 1\n")
-    for name in ("helpers", "deep", "lazy", "dotted", "typing_only", "cli", "session"):
+    for name in ("helpers", "deep", "dotted", "typing_only", "cli", "session"):
         (judge / f"{name}.py").write_text("Z = 1\n")
+    (judge / "browser" / "lazy.py").write_text("Z = 1\n")
+    for name in ("inside", "deeper", "unused"):
+        (judge / "room" / f"{name}.py").write_text("W = 1\n")
     (judge / "notes.txt").write_text("not code")
     (judge / "__pycache__" / "core.cpython-311.pyc").write_bytes(b"\0")
     target = tmp_path / "judge.zip"
-    assert write_judge_zip(judge, target) == 7
+    assert write_judge_zip(judge, target) == 11
     with zipfile.ZipFile(target) as archive:
         names = sorted(archive.namelist())
-    assert names == [
-        f"judge/{n}.py"
-        for n in sorted(("__init__", "browser", "core", "deep", "helpers", "lazy", "dotted"))
-    ]
+    flat = ("__init__", "core", "deep", "helpers", "dotted")
+    rooms = ("browser/__init__", "browser/public_run", "browser/lazy", "room/__init__")
+    rooms += ("room/inside", "room/deeper")
+    assert names == sorted(f"judge/{n}.py" for n in (*flat, *rooms))
+
+
+def _dotted(path: Path) -> str:
+    """judge/grading/report.py -> judge.grading.report; judge/quiz/__init__.py -> judge.quiz."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def test_the_real_judge_zip_leaves_out_what_the_browser_never_imports() -> None:
-    names = {path.stem for path in browser_modules(ROOT / "judge")}
-    assert {"browser", "grading", "quiz", "expression", "__init__"} <= names
-    assert not names & {"cli", "session", "launch", "judging", "selfcheck", "problemset"}
+    names = {_dotted(path) for path in browser_modules(ROOT / "judge")}
+    assert {"judge", "judge.browser.public_run", "judge.grading.case_grading"} <= names
+    assert {"judge.grading.quiz_grading", "judge.quiz.expression"} <= names
+    never = {"commands.cli", "run.session", "run.launch", "run.judge_source"}
+    never |= {"commands.selfcheck", "problem.problemset"}
+    assert not names & {f"judge.{n}" for n in never}
 
 
 BROWSER_RUN = textwrap.dedent(
     """
     import json, sys
     sys.path.insert(0, sys.argv[1])  # judge.zip alone: run with -S, no site-packages
-    import judge.browser
+    import judge.browser.public_run
     for line in sys.stdin:
         bundle_path, source_path = json.loads(line)
-        report = judge.browser.run_public(open(bundle_path).read(), open(source_path).read())
+        report = judge.browser.public_run.run_public(open(bundle_path).read(), open(source_path).read())
         print(json.dumps(json.loads(report)["verdict"]))
     print(json.dumps([judge.__file__, sorted(m for m in sys.modules if m.startswith("judge."))]))
     """
@@ -105,19 +122,25 @@ def test_judge_zip_alone_judges_every_browser_problem(tmp_path: Path) -> None:
     assert runs, "there are browser-tier code problems"
     where, modules = json.loads(imported)
     assert where == str(tmp_path / "judge.zip" / "judge" / "__init__.py"), where
-    assert set(modules) <= {f"judge.{path.stem}" for path in browser_modules(ROOT / "judge")}
+    assert set(modules) <= {_dotted(path) for path in browser_modules(ROOT / "judge")}
 
 
 def test_a_judge_module_quoting_an_answer_key_stops_the_build(tmp_path: Path) -> None:
-    """Regression (issue 22): judge/expression.py's docstring quoted the self-test quiz's
+    """Regression (issue 22): judge/quiz/expression.py's docstring quoted the self-test quiz's
     answer (`n * p + n * (n - 1) / 2`), and judge.zip served it to every browser."""
     judge = tmp_path / "judge"
     judge.mkdir()
     (judge / "__init__.py").write_text("")
-    (judge / "browser.py").write_text('"""A formula such as `n * p + n * (n - 1) / 2`."""\n')
+    (judge / "browser").mkdir()
+    (judge / "browser" / "__init__.py").write_text("")
+    (judge / "browser" / "public_run.py").write_text(
+        '"""A formula such as `n * p + n * (n - 1) / 2`."""\n'
+    )
     answers = answer_lines(PROBLEMS / "self-test")
     assert "n * p + n * (n - 1) / 2" in answers
-    with pytest.raises(BundleLeakError, match=r"judge/browser.py holds self-test/answers.toml"):
+    with pytest.raises(
+        BundleLeakError, match=r"judge/browser/public_run.py holds self-test/answers.toml"
+    ):
         write_judge_zip(judge, tmp_path / "judge.zip", answers)
     assert not (tmp_path / "judge.zip").exists()
     editorial = PROBLEMS / "kv-bytes-per-token" / "editorial.en.md"
@@ -135,7 +158,7 @@ def test_a_folder_without_init_or_browser_module_is_refused(tmp_path: Path) -> N
     with pytest.raises(FileNotFoundError, match=r"no __init__\.py"):
         write_judge_zip(tmp_path / "judge", tmp_path / "judge.zip")
     (tmp_path / "judge" / "__init__.py").write_text("")
-    with pytest.raises(FileNotFoundError, match=r"no browser\.py"):
+    with pytest.raises(FileNotFoundError, match=r"no browser\.public_run"):
         write_judge_zip(tmp_path / "judge", tmp_path / "judge.zip")
 
 
@@ -201,7 +224,7 @@ def test_a_scaffold_line_the_starter_carries_with_a_comment_is_public(tmp_path: 
 def test_a_quiz_answer_key_in_a_bundle_stops_the_build() -> None:
     """answers.toml holds its secrets in TOML strings whose lines end in a backslash
     continuation, so its lines alone never matched a bundle: its string values count too."""
-    from judge.spec import load_problem
+    from judge.problem.spec import load_problem
 
     quiz = PROBLEMS / "self-test"
     secrets = secret_lines(quiz)

@@ -54,18 +54,18 @@ def test_built_bundle_holds_no_reference_no_wrong_solution_and_no_seed(dist: Pat
 
 
 def test_judge_zip_holds_exactly_the_browsers_judge_modules(dist: Path) -> None:
-    from web.build_bundles import browser_modules
+    from devtools.build_bundles import browser_modules
 
     with zipfile.ZipFile(dist / "judge.zip") as archive:
         names = sorted(archive.namelist())
-    expected = sorted(f"judge/{p.name}" for p in browser_modules(ROOT / "judge"))
+    expected = sorted(p.relative_to(ROOT).as_posix() for p in browser_modules(ROOT / "judge"))
     assert names == expected
-    assert "judge/cli.py" not in names and "judge/browser.py" in names
+    assert "judge/commands/cli.py" not in names and "judge/browser/public_run.py" in names
 
 
 def test_no_served_file_holds_an_answer_an_editorial_or_a_hidden_case(dist: Path) -> None:
     """Regression (issue 22): judge.zip carried the self-test quiz's answer in a docstring
-    of judge/expression.py. Every file of the built dist, judge.zip's modules included, is
+    of judge/quiz/expression.py. Every file of the built dist, judge.zip's modules included, is
     searched for every string of every answers.toml, the editorials' lines, the hidden
     points, and hidden cases' arguments drawn on other seeds. Unlike a reference line
     (test above), none of this may appear in the judge's own sources either."""
@@ -82,8 +82,8 @@ def test_no_served_file_holds_an_answer_an_editorial_or_a_hidden_case(dist: Path
 
 
 def test_every_problem_has_a_bundle_with_only_public_seed_cases(dist: Path) -> None:
-    from judge.cases import PUBLIC_SEED, build_cases
-    from judge.problemset import ProblemSet
+    from judge.problem.cases import PUBLIC_SEED, build_cases
+    from judge.problem.problemset import ProblemSet
 
     problems = ProblemSet(PROBLEMS)
     for folder in problem_dirs(PROBLEMS):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from judge.problemset import ProblemSet
+from judge.problem.problemset import ProblemSet
 
 from .conftest import PROBLEMS
 from .pages import register, shoot

@@ -17,7 +17,7 @@ import pytest
 from threaded_server import serve_in_thread, url
 from web_helpers import timed_repetitions
 
-from web.judging import hardware_text
+from web.judging.core_seam import hardware_text
 
 from .conftest import JUDGE_SEED, PROBLEMS
 from .pages import SUBMIT, open_problem, reference_source, register, replace_code, shoot

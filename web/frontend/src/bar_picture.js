@@ -1,5 +1,5 @@
 // Bars for a failing case whose state counts blocks or bytes instead of naming blocks
-// (judge/bar_art.py builds the data): the scheduler's pool and queues, fragmentation's two
+// (judge/pictures/bar_art.py builds the data): the scheduler's pool and queues, fragmentation's two
 // allocators, kv-bytes-per-token's K and V. Expected beside got, with buttons to step back
 // through a trace like the pool picture. Every part is written out with its size and drawn
 // with its own pattern; a differing part also gets a dashed outline and a "!".

@@ -1,4 +1,4 @@
-// GPU memory for a failing kv-capacity case (judge/pictures.py builds the data): one bar
+// GPU memory for a failing kv-capacity case (judge/pictures/case_pictures.py builds the data): one bar
 // for expected and one for got, split into weights and KV (and, for max_requests, what is
 // left of the usable memory and what the utilisation keeps back). Segments are told apart
 // by pattern and by their written sizes, not by colour alone.

@@ -1,4 +1,4 @@
-// A failing public case's picture, by the kind the judge gave it (judge/pictures.py). An
+// A failing public case's picture, by the kind the judge gave it (judge/pictures/case_pictures.py). An
 // unknown kind, or data a picture cannot draw, shows nothing rather than breaking the card.
 import { barPicture } from "./bar_picture.js";
 import { memoryPicture } from "./memory_picture.js";

@@ -1,4 +1,4 @@
-// The block pool of a failing paging case (judge/pool_art.py builds the data): a grid of
+// The block pool of a failing paging case (judge/pictures/pool_art.py builds the data): a grid of
 // blocks, expected beside got, after the step that differs, with buttons to step back
 // through the steps the report carries. Who holds a block, its references, its cache mark
 // and its place in the free queue are written in each cell, so nothing is colour alone;
@@ -50,7 +50,7 @@ export const say = (key, params = {}, language = lang) => sayIn(LABELS, language
 
 const CELL = { w: 64, h: 40, gap: 6, columns: 8 };
 
-// The cell's text, as `judge run` writes it (judge/pool_art.py, Block.label).
+// The cell's text, as `judge run` writes it (judge/pictures/pool_art.py, Block.label).
 export function cellText(block) {
   const parts = [];
   const owners = block.owners || [];

@@ -1,4 +1,4 @@
-// The roofline of a failing roofline case (judge/pictures.py builds the data): attainable
+// The roofline of a failing roofline case (judge/pictures/case_pictures.py builds the data): attainable
 // FLOP/s against arithmetic intensity, log-log, for the case's hardware, with the expected
 // points (hollow circles) beside the learner's (crosses); shape and label, not colour,
 // tell them apart.

@@ -72,7 +72,7 @@ function mathPlugin(md) {
 }
 
 // A line break between two Chinese characters is no word boundary: rendered as "\n" it
-// would show as a space (web/markdown.py does the same on the server).
+// would show as a space (web/content/markdown.py does the same on the server).
 const CJK = /[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]/;
 
 function cjkSoftbreak(md) {

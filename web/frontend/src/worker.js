@@ -1,5 +1,5 @@
 // The Pyodide Web Worker: boots Python once, then runs the public cases of a problem
-// through judge.browser.run_public for every Run. The page never waits on it
+// through judge.browser.public_run.run_public for every Run. The page never waits on it
 // synchronously; a runaway run is interrupted (when the page is cross-origin isolated)
 // or the whole worker is terminated and a fresh one started.
 //
@@ -85,7 +85,7 @@ async function startPython(indexURL, stdlib, snapshot) {
 function loadJudge(pyodide, judgeBytes) {
   pyodide.unpackArchive(judgeBytes, "zip", { extractDir: JUDGE_DIR });
   const dir = JSON.stringify(JUDGE_DIR);
-  pyodide.runPython(`import sys\nif ${dir} not in sys.path:\n    sys.path.insert(0, ${dir})\nimport judge.browser`);
+  pyodide.runPython(`import sys\nif ${dir} not in sys.path:\n    sys.path.insert(0, ${dir})\nimport judge.browser.public_run`);
 }
 
 async function boot({ indexURL, judgeURL, interruptBuffer }) {
@@ -125,7 +125,7 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
   }
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   reportCases(pyodide);
-  runPublic = pyodide.pyimport("judge.browser").run_public;
+  runPublic = pyodide.pyimport("judge.browser.public_run").run_public;
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
   const end = performance.now();
   // The split shows where a slow start went: network, interpreter start, judge import.
@@ -139,7 +139,7 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
 
 // The page times each case against the problem's own limit and, when one runs too long,
 // names it: so the worker says when each case starts and what it gave when it ends. The
-// core runs every case through judge.browser._run; wrapping it here (after the snapshot,
+// core runs every case through judge.browser.public_run._run; wrapping it here (after the snapshot,
 // which must not hold JS objects) keeps the judge free of anything browser-specific. A
 // core without _run still judges; the page then has only the whole run's limit.
 self.pjCaseStarted = (name) => post({ type: "case", name });
@@ -148,7 +148,7 @@ function reportCases(pyodide) {
   pyodide.runPython(`
 import json as _json
 import js as _js
-import judge.browser as _browser
+import judge.browser.public_run as _browser
 if hasattr(_browser, "_run") and not getattr(_browser._run, "reports_cases", False):
     _judge_case = _browser._run
     def _run(driver, sub, prepared, *rest):

@@ -1,0 +1,274 @@
+"""Reports as text for a terminal: a table of cases and the first failure in full."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+import textwrap
+import unicodedata
+from collections.abc import Sequence
+
+from judge import messages
+from judge.grading.report import CaseResult, Report
+from judge.messages import Message
+from judge.problem.spec import ProblemSpec
+from judge.textcap import bounded
+from judge.verdict import Verdict
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.problem.speed_spec import SpeedResult
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.quiz.questions import Question
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
+# What a submission printed is shown whole up to this many characters of each block (it
+# may print a megabyte); `--json` has all the report holds.
+MAX_OUTPUT_SHOWN = 64 * 1024
+# A case's got/expected join its row in the table when they are this short together; the
+# first failure shows them whole either way.
+ROW_VALUES = 80
+MIN_MESSAGE_WIDTH = 30  # a message column narrower than this wraps at this width anyway
+
+
+def say(label: str, lang: str, **fields: str | int | Message) -> str:
+    """One of `judge run`'s own lines (the catalog's `cli.*`), in `lang`."""
+    return messages.say(f"cli.{label}", **fields).render(lang)
+
+
+def _message(case: CaseResult, lang: str) -> str:
+    """A case's message in `lang` where it is the catalog's, else its text as it is."""
+    return case.text.render(lang) if case.text is not None else case.message
+
+
+def _label(verdict: Verdict, lang: str) -> str:
+    return messages.verdict_label(verdict.value, lang)
+
+
+def clean(text: str) -> str:
+    """Drop terminal escapes and control characters from text the submission produced."""
+    return _CONTROL.sub("", text)
+
+
+def width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], wrap_last: bool = False) -> str:
+    """Columns padded to their widest cell. With `wrap_last`, the last column wraps onto
+    more lines to fit the terminal ($COLUMNS, else 100) instead of running past it; no
+    cell is ever cut."""
+    count = len(header)
+    if wrap_last:
+        widths = [max(width(r[i]) for r in [header, *rows]) for i in range(count - 1)]
+        room = shutil.get_terminal_size((100, 24)).columns - sum(widths) - 2 * (count - 1)
+        last = max(MIN_MESSAGE_WIDTH, room)
+        rows = [[*r[:-1], "\n".join(_wrapped(r[-1], last))] for r in rows]
+    widths = [
+        max(width(line) for r in [header, *rows] for line in r[i].split("\n")) for i in range(count)
+    ]
+    lines = []
+    for row in [header, *rows]:
+        parts = [cell.split("\n") for cell in row]
+        for k in range(max(len(p) for p in parts)):
+            cells = [p[k] if k < len(p) else "" for p in parts]
+            padded = [c + " " * (w - width(c)) for c, w in zip(cells, widths, strict=True)]
+            lines.append("  ".join(padded).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _wrapped(text: str, columns: int) -> list[str]:
+    """`text` in lines of at most `columns` characters; every character kept (a word longer
+    than a line is broken, never dropped)."""
+    return textwrap.wrap(text, columns, break_on_hyphens=False) or [""]
+
+
+def print_report(
+    report: Report, problem: ProblemSpec, lang: str = "en", show_test: str | None = None
+) -> None:
+    """The report as text. `show_test`: the command that prints a case's test, ending in
+    the option (`judge run SLUG FILE --show-test`), named next to the first failure."""
+    out = sys.stdout
+    if report.compile_error is not None:
+        error = report.compile_error
+        where = say("at_line", lang, line=str(error["line"])) if error.get("line") else ""
+        text = messages.render(
+            str(error.get("message", "")), error.get("message_key"), error.get("message_args"), lang
+        )
+        colon = "：" if lang == "zh" else ": "
+        print(
+            f"{report.verdict.value}  {_label(report.verdict, lang)}{where}{colon}{clean(text)}",
+            file=out,
+        )
+        if error.get("traceback"):
+            print(clean(str(error["traceback"])), file=out)
+    elif report.verdict is Verdict.IE:
+        print(say("internal_error", lang), file=out)
+        if report.internal_error:
+            print(report.internal_error, file=sys.stderr)
+    else:
+        print(
+            table(
+                tuple(say("header", lang).split("|")),
+                [_row(i, c, lang) for i, c in enumerate(report.cases, 1)],
+                wrap_last=True,
+            ),
+            file=out,
+        )
+        _print_failure(report.first_failure, lang, show_test)
+        _print_explanations(report, lang)
+        _print_case_output(report, lang)
+    _print_output(report, lang)
+    passed = say("passed", lang, passed=report.passed, total=len(report.cases))
+    colon = "：" if lang == "zh" else ": "
+    summary = f"{report.verdict.value}  {_label(report.verdict, lang)}{colon}{passed}"
+    print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
+    if report.speed is not None:
+        print(speed_line(report.speed), file=out)
+
+
+def speed_line(speed: SpeedResult) -> str:
+    """A speed problem's score in one line: median, quartiles, repetitions, hardware."""
+    hw = speed.hardware
+    where = ", ".join(
+        f"{key} {hw[key]}" for key in ("cpu", "device", "threads", "torch") if key in hw
+    )
+    return (
+        f"score {speed.value:,.1f} {speed.unit} (median of {speed.repetitions}; "
+        f"q1 {speed.q1:,.1f}, q3 {speed.q3:,.1f}, IQR {speed.iqr:,.1f}) · {where}"
+    )
+
+
+def _row(i: int, case: CaseResult, lang: str = "en") -> list[str]:
+    message = clean(_message(case, lang))
+    got, expected = case.got, case.expected
+    if got is not None and len(got) + len(str(expected)) <= ROW_VALUES:
+        message = say(
+            "row_values", lang, text=message, got=clean(got), expected=clean(str(expected))
+        )
+    verdict = case.verdict.value if case.verdict else "—"
+    return [str(i), case.name, verdict, say("ms", lang, ms=f"{case.time_ms:.1f}"), message]
+
+
+def _print_failure(case: CaseResult | None, lang: str, show_test: str | None) -> None:
+    if case is None:
+        return
+    label = _label(case.verdict, lang) if case.verdict else ""
+    print("\n" + say("first_failure", lang, name=case.name, verdict=label))
+    print(f"  {clean(_message(case, lang))}")
+    if case.got is not None:
+        print(f"  {say('got', lang)}{_indented(clean(case.got), 12)}")
+        print(f"  {say('expected', lang)}{_indented(clean(str(case.expected)), 12)}")
+    if case.traceback:
+        print("  " + clean(case.traceback).replace("\n", "\n  "))
+    if case.input is not None:
+        print("\n".join(input_lines(case, lang)))
+    if case.test is not None and show_test:
+        print("\n  " + say("reproduce", lang, command=f"{show_test} {case.name}"))
+
+
+def input_lines(case: CaseResult, lang: str) -> list[str]:
+    """A failing public case's input: its arguments and, for a trace, the calls up to the
+    step that differs and the state before it."""
+    shown = case.input
+    if shown is None:
+        return []
+    lines = ["  " + say("input", lang)]
+    if shown.args is None:
+        lines.append("    " + say("omitted", lang, chars=f"{shown.omitted_chars:,}"))
+    else:
+        lines.append("    " + _indented(_json(shown.args), 4))
+    if shown.step is not None and shown.ops:
+        lines.append("  " + say("steps", lang, step=shown.step))
+        lines += [f"    {i:>3}  {clean(op)}" for i, op in enumerate(shown.ops)]
+        if shown.trace_key is not None and shown.trace_length > shown.step + 1:
+            cut = say(
+                "cut", lang, key=repr(shown.trace_key), step=shown.step, length=shown.trace_length
+            )
+            lines.append("  " + cut)
+    if shown.state_before is not None and shown.step is not None:
+        lines.append("  " + say("state_before", lang, step=shown.step))
+        lines.append("    " + _indented(_json(shown.state_before), 4))
+    if shown.picture is None:
+        return lines
+    # Imported here: only a case with a picture needs the drawing modules (start-up time).
+    from judge.pictures.case_pictures import summary_lines
+
+    return lines + [clean(line) for line in summary_lines(shown.picture, lang)]
+
+
+def _json(value: object) -> str:
+    """Arguments and states as compact JSON, one line where it fits."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 96 else json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def _indented(text: str, by: int) -> str:
+    return text.replace("\n", "\n" + " " * by)
+
+
+def _print_explanations(report: Report, lang: str) -> None:
+    """A quiz's right answers, with why they are right."""
+    for case in report.cases:
+        if case.explanation:
+            text = case.explanation.get(lang) or next(iter(case.explanation.values()))
+            right = say("right", lang, name=case.name)
+            print("\n" + right + clean(text).strip().replace("\n", "\n  "))
+
+
+# Keyed by QuestionType's values: render is loaded by every `judge run`, the quiz
+# machinery (judge.quiz.questions) only for quizzes.
+_ANSWER_FORM = {
+    "number": "a number",
+    "choice": 'one option id, such as "{first}"',
+    "choices": 'a list of option ids, such as ["{first}"]',
+    "expression": 'an expression in {variables}, in a string, such as "{first} + 1"',
+}
+
+
+def quiz_text(questions: Sequence[Question], lang: str) -> str:
+    """A quiz's questions for a terminal: prompt, options, and the form of each answer."""
+    blocks = []
+    for i, q in enumerate(questions, 1):
+        first = q.options[0].id if q.options else (q.variables[0] if q.variables else "")
+        form = _ANSWER_FORM[q.type.value].format(first=first, variables=", ".join(q.variables))
+        if q.unit:
+            form += f" ({q.unit[lang]})"
+        lines = [f"{i}. {q.id}", "   " + q.prompt[lang].strip().replace("\n", "\n   ")]
+        lines += [f"   - {o.id}: {o.text[lang]}" for o in q.options]
+        if q.public_points:
+            points = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in q.public_points)
+            lines.append(f"   public points (Run checks these): {points}")
+        lines.append(f"   answer: {form}")
+        blocks.append("\n".join(lines))
+    return "\n\n" + "\n\n".join(blocks)
+
+
+def _print_case_output(report: Report, lang: str) -> None:
+    """What each public case printed, under its name."""
+    for case in report.cases:
+        for name, text in (("stdout", case.stdout), ("stderr", case.stderr)):
+            if text.strip():
+                title = say("printed", lang, name=case.name)
+                print(f"\n{title} ({name}):\n  " + _block(text))
+
+
+def _print_output(report: Report, lang: str) -> None:
+    """Everything printed, in order, unless the cases' own blocks above already held it all."""
+    for name, text in (("stdout", report.stdout), ("stderr", report.stderr)):
+        by_case = sum(len(getattr(c, name)) for c in report.cases)
+        if text.strip() and by_case < len(text):
+            print(f"\n{say('all_output', lang, stream=name)}:\n  " + _block(text))
+    if report.output_withheld:
+        print("\n" + say("withheld", lang))
+
+
+def _block(text: str) -> str:
+    """Printed text, indented; whole up to MAX_OUTPUT_SHOWN characters, else saying how
+    much more there is."""
+    return clean(bounded(text, MAX_OUTPUT_SHOWN)).rstrip().replace("\n", "\n  ")

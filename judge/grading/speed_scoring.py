@@ -1,0 +1,67 @@
+"""A speed problem's run, scored: the timed cases' rates, the impossible ones refused.
+
+Kept apart from judge/problem/speed_spec.py (the value objects) so the report's types load without
+the scoring; both are imported only for problems with a [speed] table.
+"""
+
+from __future__ import annotations
+
+from judge.grading.report import CaseResult
+from judge.messages import say
+from judge.problem.cases import Case
+from judge.problem.speed_spec import (
+    SpeedResult,
+    SpeedSpec,
+    bandwidth_ceiling,
+    hardware,
+    impossible,
+    score,
+)
+from judge.verdict import Verdict
+
+
+def score_run(
+    spec: SpeedSpec, cases: list[Case], graded: list[CaseResult], env: dict[str, str]
+) -> tuple[list[CaseResult], SpeedResult | None]:
+    """The graded cases (an impossibly fast timed case turned WA) and the score, or None
+    when a timed case is not AC (a run is scored whole or not at all)."""
+    ceiling = bandwidth_ceiling()
+    out: list[CaseResult] = []
+    rates: list[float] = []
+    for case, result in zip(cases, graded, strict=True):
+        timed = case.timed
+        if timed is None or result.verdict is not Verdict.AC:
+            out.append(result)
+            continue
+        seconds = result.time_ms / 1000
+        if impossible(timed, seconds, ceiling):
+            out.append(_impossible(result, timed.min_bytes / max(seconds, 1e-9), ceiling))
+            continue
+        rates.append(timed.work / seconds)
+        out.append(_timed(result, timed.work / seconds, spec.unit))
+    timed_cases = [c for c in cases if c.timed is not None]
+    if not timed_cases or len(rates) != len(timed_cases):
+        return out, None
+    return out, score(spec, rates, hardware(env.get("launcher", "")))
+
+
+def _timed(result: CaseResult, rate: float, unit: str) -> CaseResult:
+    return CaseResult(
+        name=result.name,
+        public=result.public,
+        verdict=result.verdict,
+        time_ms=result.time_ms,
+        message=f"{rate:,.1f} {unit}",
+        got=result.got,
+        expected=result.expected,
+    )
+
+
+def _impossible(result: CaseResult, bytes_per_s: float, ceiling: float) -> CaseResult:
+    return CaseResult.saying(
+        say("case.too_fast", rate=f"{bytes_per_s / 1e9:,.0f}", ceiling=f"{ceiling / 1e9:,.0f}"),
+        name=result.name,
+        public=result.public,
+        verdict=Verdict.WA,
+        time_ms=result.time_ms,
+    )

@@ -1,0 +1,137 @@
+"""Cases: what a problem's cases.py produces, validated on the trusted side."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import types
+from dataclasses import dataclass
+
+from judge.errors import SpecError
+from judge.problem.checkers import CheckSpec
+from judge.problem.spec import ProblemSpec, parse_check
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.problem.speed_spec import Timed
+
+PUBLIC_SEED = (
+    20261129  # Run in the browser and `judge run` use this; the server keeps its own secret
+)
+CASE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+MAX_ARGS_BYTES = 8 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    name: str
+    args: object  # JSON data handed to cases.run(sub, args)
+    check: CheckSpec
+    public: bool  # public cases may show got/expected; hidden ones never do
+    # Its CPU time may be at most the problem's CpuRule applied to the reference's, on this case.
+    calibrated: bool = False
+    timed: Timed | None = None  # a speed problem's repetition: scored (judge/problem/speed_spec.py)
+
+    def to_request(self) -> dict[str, object]:
+        return {"type": "case", "name": self.name, "args": self.args}
+
+
+def load_module(source: str, name: str, filename: str) -> types.ModuleType:
+    """Execute trusted source (cases.py, reference.py) as a fresh module."""
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    exec(compile(source, filename, "exec"), module.__dict__)
+    _one_torch_thread()
+    return module
+
+
+def _one_torch_thread() -> None:
+    """The trusted side runs torch's kernels on one thread, as every judged child does:
+    the reference then computes exactly what a child computes (same kernels, same order of
+    sums, so no near-tie flips a greedy token), and a busy machine does not make two
+    threads spin against each other (tens of times slower)."""
+    import sys
+
+    torch = sys.modules.get("torch")  # loaded by the source just run; never imported here
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
+def build_cases(problem: ProblemSpec, seed: int | None) -> list[Case]:
+    """Public cases, then the generated ones for `seed` (the public seed when None).
+
+    Generated cases are public only when drawn from the public seed."""
+    file = f"{problem.slug}/cases.py"
+    module = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
+    for fn in ("public_cases", "generated_cases", "run"):
+        if not callable(getattr(module, fn, None)):
+            raise SpecError(file, fn, "must be defined as a function")
+    hidden = seed is not None and seed != PUBLIC_SEED
+    rng = random.Random(PUBLIC_SEED if seed is None else seed)
+    raw = [(c, True) for c in _as_list(module.public_cases(), file, "public_cases")]
+    raw += [(c, not hidden) for c in _as_list(module.generated_cases(rng), file, "generated_cases")]
+    cases = [_case(item, public, problem, file) for item, public in raw]
+    _check_unique(cases, file)
+    return cases
+
+
+def _as_list(value: object, file: str, fn: str) -> list[object]:
+    if type(value) is not list:
+        raise SpecError(file, fn, f"must return a list of case dicts, got {type(value).__name__}")
+    return value
+
+
+def _case(item: object, public: bool, problem: ProblemSpec, file: str) -> Case:
+    if type(item) is not dict or "name" not in item or "args" not in item:
+        raise SpecError(
+            file, "cases", f"each case must be a dict with 'name' and 'args', got {item!r:.80}"
+        )
+    unknown = set(item) - {"name", "args", "check", "calibrated", "timed"}
+    if unknown:
+        raise SpecError(
+            file, "cases", f"case {item['name']!r} has unknown key {sorted(unknown)[0]!r}"
+        )
+    name = item["name"]
+    if type(name) is not str or not CASE_NAME_RE.match(name):
+        raise SpecError(file, "cases", f"case name {name!r} must match {CASE_NAME_RE.pattern}")
+    try:
+        size = len(json.dumps(item["args"], allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise SpecError(file, "cases", f"case {name!r}: args must be JSON data ({exc})") from None
+    if size > MAX_ARGS_BYTES:
+        raise SpecError(
+            file, "cases", f"case {name!r}: args are {size} bytes; at most {MAX_ARGS_BYTES}"
+        )
+    default = problem.checker
+    check = default
+    if "check" in item:
+        merged = (
+            {**default.to_dict(), **item["check"]} if type(item["check"]) is dict else item["check"]
+        )
+        if type(merged) is not dict:
+            raise SpecError(file, "cases", f"case {name!r}: check must be a dict")
+        check = parse_check(merged, file, f"case {name}.check")
+    calibrated = item.get("calibrated", False)
+    if type(calibrated) is not bool:
+        raise SpecError(file, "cases", f"case {name!r}: calibrated must be true or false")
+    if calibrated and problem.cpu_rule is None:
+        raise SpecError(
+            file, "cases", f"case {name!r} is calibrated but problem.toml sets no cpu_vs_reference"
+        )
+    timed = None
+    if "timed" in item:
+        if problem.speed is None:
+            raise SpecError(file, "cases", f"case {name!r} is timed; problem.toml has no [speed]")
+        from judge.problem.speed_spec import Timed
+
+        timed = Timed.from_value(item["timed"], file, name)
+    return Case(name, item["args"], check, public, calibrated, timed)
+
+
+def _check_unique(cases: list[Case], file: str) -> None:
+    seen: set[str] = set()
+    for case in cases:
+        if case.name in seen:
+            raise SpecError(file, "cases", f"duplicate case name {case.name!r}")
+        seen.add(case.name)

@@ -1,0 +1,59 @@
+"""Resource limits for one run of a submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    time_per_case_s: float
+    total_time_s: float
+    memory_mb: int
+    output_bytes: int = 1 << 20  # cap per stream (stdout, stderr)
+    max_processes: int = 64
+    max_file_bytes: int = 16 << 20
+    max_open_files: int = 256
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "time_per_case_s": self.time_per_case_s,
+            "total_time_s": self.total_time_s,
+            "memory_mb": self.memory_mb,
+            "output_bytes": self.output_bytes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CpuRule:
+    """problem.toml's `cpu_vs_reference` and `cpu_slack_s`: a case marked `calibrated` may use
+    at most factor x the CPU time the reference used on that same case, on the same kind
+    of worker, plus slack_s. The kernel counts both (judge/run/cpu_clock.py); the submission
+    cannot forge either."""
+
+    factor: float
+    slack_s: float
+
+    def limit(self, reference_s: float) -> float:
+        return self.factor * reference_s + self.slack_s
+
+
+@dataclass(frozen=True, slots=True)
+class CpuAllowance:
+    """One calibrated case's CPU cap: the rule applied to what the reference used on it."""
+
+    rule: CpuRule
+    reference_s: float
+
+    @property
+    def seconds(self) -> float:
+        return self.rule.limit(self.reference_s)
+
+    def describe(self, used_s: float, public: bool) -> str:
+        if not public:  # the reference's time on a hidden case would say how large it is
+            return "used more CPU time than this case allows (a multiple of the reference's)"
+        return (
+            f"used {used_s:.2f} s of CPU time; this case allows {self.seconds:.2f} s "
+            f"({self.rule.factor:g} x the reference's {self.reference_s:.2f} s "
+            f"+ {self.rule.slack_s:g} s)"
+        )

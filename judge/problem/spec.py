@@ -1,0 +1,483 @@
+"""A problem folder, loaded and validated: problems/<slug>/problem.toml and its files."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from judge.errors import SpecError
+from judge.problem.checkers import CHECKER_KINDS, CheckSpec
+from judge.problem.guide import Hint, has_editorial, load_hints
+from judge.problem.limits import CpuRule, Limits
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    # Imported where used: `judge run` on a code problem loads neither (start-up time).
+    from judge.problem.speed_spec import SpeedSpec
+    from judge.problem.wrong_solution import WrongSolution
+    from judge.quiz.questions import Quiz
+
+TIERS = ("browser", "torch")
+# Where the problem's cases must run: "cuda" problems are judged only by workers that have
+# an NVIDIA GPU (the server's gpu queue); every other problem runs on any CPU.
+DEVICES = ("cpu", "cuda")
+# How hard the problem is for a reader of its chapter (the problem list shows it); optional,
+# because a problem written before the field existed is still a problem.
+DIFFICULTIES = ("easy", "medium", "hard")
+# The id of the chapter section a problem practises (`section = "prefill-decode"`); the web
+# app knows the chapter's sections and links to them, the core only checks the id's shape.
+SECTION_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+LANGS = ("zh", "en")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REQUIRED_FILES = (
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "starter.py",
+    "reference.py",
+    "cases.py",
+)
+CODE_FILES = ("starter.py", "reference.py", "cases.py")
+QUIZ_FILES = (
+    "problem.toml",
+    "statement.zh.md",
+    "statement.en.md",
+    "questions.toml",
+    "answers.toml",
+)
+# A quiz runs nothing, so its limits only bound the judge's own work; no problem.toml sets them.
+QUIZ_LIMITS = Limits(time_per_case_s=1.0, total_time_s=10.0, memory_mb=256)
+
+
+class ProblemKind(str, Enum):
+    """What a submission to the problem is: code run on cases, or a quiz's answer sheet."""
+
+    CODE = "code"
+    QUIZ = "quiz"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemSpec:
+    slug: str
+    title: dict[str, str]
+    tier: str
+    order: int
+    chapter: str
+    points: int
+    tags: tuple[str, ...]
+    limits: Limits
+    names: tuple[str, ...]
+    checker: CheckSpec
+    path: Path
+    version: str
+    kind: ProblemKind = ProblemKind.CODE
+    quiz: Quiz | None = None  # a quiz's questions and answer key (judge/quiz/questions.py)
+    cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
+    speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
+    device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
+    difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
+    section: str | None = None  # the chapter section it practises (SECTION_RE), if named
+    hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/problem/guide.py): public
+    has_editorial: bool = False  # editorial.<lang>.md exist: shown only after an AC
+    # [submission] withheld: the mini_llm modules this problem asks the learner to write,
+    # never available to the submission (judge/problem/withheld.py; in the sandbox, not in the job)
+    withheld: tuple[str, ...] = ()
+
+    def statement(self, lang: str) -> str:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
+        return self._read(f"statement.{lang}.md")
+
+    def editorial(self, lang: str) -> str | None:
+        """The editorial in `lang`, or None when the problem has none. Never public: the
+        web shows it only to a user with an accepted submission."""
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGS)}")
+        return self._read(f"editorial.{lang}.md") if self.has_editorial else None
+
+    def starter_source(self) -> str:
+        """starter.py; for a quiz, the blank answer sheet (every question, null)."""
+        if self.quiz is not None:
+            return self.quiz.blank_sheet()
+        return self._read("starter.py")
+
+    def reference_source(self) -> str:
+        """reference.py; for a quiz, answers.toml as an answer sheet. Never public."""
+        if self.quiz is not None:
+            return self.quiz.reference_sheet()
+        return self._read("reference.py")
+
+    def cases_source(self) -> str:
+        if self.quiz is not None:
+            raise SpecError(_rel(self.path / "cases.py"), None, "a quiz has no cases.py")
+        return self._read("cases.py")
+
+    def wrong_solutions(self) -> list[WrongSolution]:
+        """solutions/wrong/*.py, each with its header (judge/problem/wrong_solution.py); for a quiz,
+        solutions/wrong/*.json answer sheets, each with its "_expect" key."""
+        from judge.problem.wrong_solution import load_wrong_sheet, load_wrong_solution
+
+        folder = self.path / "solutions" / "wrong"
+        if self.quiz is not None:
+            return [load_wrong_sheet(p, _rel(p)) for p in sorted(folder.glob("*.json"))]
+        return [load_wrong_solution(p, _rel(p)) for p in sorted(folder.glob("*.py"))]
+
+    def accepted_solutions(self) -> list[Path]:
+        """solutions/accepted/*.py: other right solutions than the reference (slower ones,
+        other layouts), each of which must be AC: the limits and rules leave room for them."""
+        return sorted((self.path / "solutions" / "accepted").glob("*.py"))
+
+    def summary(self) -> dict[str, object]:
+        """Public metadata as plain data (for --json and the web)."""
+        return {
+            "slug": self.slug,
+            "kind": self.kind.value,
+            "title": dict(self.title),
+            "tier": self.tier,
+            "order": self.order,
+            "chapter": self.chapter,
+            "points": self.points,
+            "tags": list(self.tags),
+            "limits": self.limits.to_dict(),
+            "names": list(self.names),
+            "speed": {"unit": self.speed.unit} if self.speed else None,
+            "device": self.device,
+            "difficulty": self.difficulty,
+            "section": self.section,
+            "withheld": list(self.withheld),
+            "version": self.version,
+        }
+
+    def _read(self, name: str) -> str:
+        return (self.path / name).read_text(encoding="utf-8")
+
+
+def load_problem(folder: Path) -> ProblemSpec:
+    """Load and validate one problem folder; raises SpecError naming the file and field."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SpecError(str(folder), None, "not a problem folder")
+    toml_path = folder / "problem.toml"
+    _require_text(toml_path)
+    try:
+        data = tomllib.loads((toml_path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(_rel(toml_path), None, f"invalid TOML: {exc}") from None
+    kind = _kind(data, _rel(toml_path))
+    for name in QUIZ_FILES if kind is ProblemKind.QUIZ else REQUIRED_FILES:
+        _require_text(folder / name)
+    if kind is ProblemKind.QUIZ:
+        return _build_quiz(data, folder, _rel(toml_path))
+    return _build(data, folder, _rel(toml_path))
+
+
+def _kind(data: dict[str, object], file: str) -> ProblemKind:
+    value = data.get("kind", ProblemKind.CODE.value)
+    try:
+        return ProblemKind(value)
+    except ValueError:
+        kinds = ", ".join(k.value for k in ProblemKind)
+        raise SpecError(file, "kind", f"{value!r} must be one of {kinds}") from None
+
+
+def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
+    """A quiz: no code, so no [submission], [limits] or [checker], and none of the code files."""
+    for table in ("submission", "limits", "checker"):
+        if table in data:
+            raise SpecError(file, table, "a quiz has none: its answers are data, not code")
+    for name in CODE_FILES:
+        if (folder / name).exists():
+            raise SpecError(_rel(folder / name), None, "a quiz has no code files")
+    common = _common(_Fields(data, file), folder, file)
+    if common.tier != "browser":
+        raise SpecError(file, "tier", "a quiz is browser tier: it needs nothing to run")
+    from judge.quiz.questions import load_quiz
+
+    quiz = load_quiz(folder, _rel(folder / "questions.toml"), _rel(folder / "answers.toml"))
+    return common.spec(QUIZ_LIMITS, (), parse_check({}, file, "checker"), folder, quiz)
+
+
+@dataclass(frozen=True, slots=True)
+class _Common:
+    """The problem.toml fields every kind of problem has."""
+
+    slug: str
+    title: dict[str, str]
+    tier: str
+    order: int
+    chapter: str
+    points: int
+    tags: tuple[str, ...]
+    device: str = "cpu"
+    difficulty: str | None = None
+    section: str | None = None
+
+    def spec(
+        self,
+        limits: Limits,
+        names: tuple[str, ...],
+        checker: CheckSpec,
+        folder: Path,
+        quiz: Quiz | None = None,
+        cpu_rule: CpuRule | None = None,
+        speed: SpeedSpec | None = None,
+        withheld: tuple[str, ...] = (),
+    ) -> ProblemSpec:
+        return ProblemSpec(
+            slug=self.slug,
+            title=self.title,
+            tier=self.tier,
+            order=self.order,
+            chapter=self.chapter,
+            points=self.points,
+            tags=self.tags,
+            limits=limits,
+            names=names,
+            checker=checker,
+            path=folder,
+            version=content_version(folder),
+            kind=ProblemKind.CODE if quiz is None else ProblemKind.QUIZ,
+            quiz=quiz,
+            cpu_rule=cpu_rule,
+            speed=speed,
+            device=self.device,
+            difficulty=self.difficulty,
+            section=self.section,
+            hints=load_hints(folder),
+            has_editorial=has_editorial(folder),
+            withheld=withheld,
+        )
+
+
+def _common(f: _Fields, folder: Path, file: str) -> _Common:
+    slug = f.string("slug")
+    if not SLUG_RE.match(slug):
+        raise SpecError(file, "slug", f"{slug!r} must be lowercase letters, digits and dashes")
+    if slug != folder.name:
+        raise SpecError(file, "slug", f"{slug!r} must equal the folder name {folder.name!r}")
+    tier = f.string("tier")
+    if tier not in TIERS:
+        raise SpecError(file, "tier", f"{tier!r} must be one of {', '.join(TIERS)}")
+    device = f.string("device") if "device" in f.data else "cpu"
+    if device not in DEVICES:
+        raise SpecError(file, "device", f"{device!r} must be one of {', '.join(DEVICES)}")
+    if device == "cuda" and tier != "torch":
+        raise SpecError(file, "device", "only a torch-tier problem can need a GPU")
+    difficulty = f.data.get("difficulty")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        choices = ", ".join(f'"{d}"' for d in DIFFICULTIES)
+        raise SpecError(file, "difficulty", f"{difficulty!r} must be one of {choices}")
+    section = f.data.get("section")
+    if section is not None and not (isinstance(section, str) and SECTION_RE.match(section)):
+        raise SpecError(
+            file, "section", f"{section!r} must be lowercase letters, digits and dashes"
+        )
+    return _Common(
+        slug=slug,
+        title=_titles(f.table("title"), file),
+        tier=tier,
+        order=f.integer("order", minimum=0),
+        chapter=f.string("chapter"),
+        points=f.integer("points", minimum=0),
+        tags=tuple(f.strings("tags")),
+        device=device,
+        difficulty=difficulty if isinstance(difficulty, str) else None,
+        section=section if isinstance(section, str) else None,
+    )
+
+
+def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
+    f = _Fields(data, file)
+    limits = _Fields(f.table("limits"), file, "limits")
+    speed = None
+    if "speed" in data:
+        from judge.problem.speed_spec import SpeedSpec  # only speed problems pay for it
+
+        speed = SpeedSpec.from_table(f.table("speed"), file)
+    common = _common(f, folder, file)
+    submission = _Fields(f.table("submission"), file, "submission")
+    return common.spec(
+        limits=_limits(limits),
+        names=_names(submission),
+        checker=parse_check(f.optional_table("checker"), file, "checker"),
+        folder=folder,
+        cpu_rule=_cpu_rule(limits),
+        speed=speed,
+        withheld=_withheld(submission, common.tier),
+    )
+
+
+def _withheld(f: _Fields, tier: str) -> tuple[str, ...]:
+    """[submission] withheld: parts of mini_llm (the catalog names each) for a torch problem."""
+    if "withheld" not in f.data:
+        return ()
+    from judge.problem.withheld import is_part
+
+    modules = f.strings("withheld")
+    if tier != "torch":
+        raise SpecError(f.file, "submission.withheld", "only a torch-tier problem uses mini_llm")
+    for module in modules:
+        if not is_part(module):
+            raise SpecError(
+                f.file,
+                "submission.withheld",
+                f"{module!r} is not a part a problem can withhold (judge/messages.py part.*)",
+            )
+    if len(set(modules)) != len(modules):
+        raise SpecError(f.file, "submission.withheld", "lists a module twice")
+    return tuple(modules)
+
+
+def _cpu_rule(f: _Fields) -> CpuRule | None:
+    """Both keys or neither: a factor without its slack (or the reverse) is a mistake."""
+    keys = ("cpu_vs_reference", "cpu_slack_s")
+    present = [k for k in keys if k in f.data]
+    if not present:
+        return None
+    if len(present) == 1:
+        missing = next(k for k in keys if k not in present)
+        raise SpecError(f.file, f"limits.{missing}", f"missing (limits.{present[0]} needs it)")
+    return CpuRule(
+        factor=f.number("cpu_vs_reference", low=1.5, high=100.0),
+        slack_s=f.number("cpu_slack_s", low=0.0, high=60.0),
+    )
+
+
+def _titles(table: dict[str, object], file: str) -> dict[str, str]:
+    out = {}
+    for lang in LANGS:
+        value = table.get(lang)
+        if type(value) is not str or not value.strip():
+            raise SpecError(file, f"title.{lang}", "must be a non-empty string")
+        out[lang] = value
+    return out
+
+
+def _limits(f: _Fields) -> Limits:
+    per_case = f.number("time_per_case_s", low=0.01, high=600)
+    total = f.number("total_time_s", low=0.01, high=3600)
+    if total < per_case:
+        raise SpecError(
+            f.file, "limits.total_time_s", f"{total} is less than time_per_case_s {per_case}"
+        )
+    return Limits(
+        time_per_case_s=per_case, total_time_s=total, memory_mb=f.integer("memory_mb", minimum=16)
+    )
+
+
+def _names(f: _Fields) -> tuple[str, ...]:
+    names = f.strings("names")
+    if not names:
+        raise SpecError(
+            f.file, "submission.names", "must list at least one name the submission defines"
+        )
+    for name in names:
+        if not NAME_RE.match(name):
+            raise SpecError(f.file, "submission.names", f"{name!r} is not a Python identifier")
+    return tuple(names)
+
+
+def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
+    """A checker table (problem.toml [checker] or a case's "check")."""
+    unknown = set(table) - {"kind", "rel_tol", "abs_tol"}
+    if unknown:
+        raise SpecError(file, f"{field}.{sorted(unknown)[0]}", "unknown key")
+    kind = table.get("kind", "value")
+    if kind not in CHECKER_KINDS:
+        raise SpecError(
+            file, f"{field}.kind", f"{kind!r} must be one of {', '.join(CHECKER_KINDS)}"
+        )
+    tols = {}
+    for key, default in (("rel_tol", 1e-9), ("abs_tol", 0.0)):
+        value = table.get(key, default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1e9:
+            raise SpecError(file, f"{field}.{key}", f"{value!r} must be a number >= 0")
+        tols[key] = float(value)
+    return CheckSpec(kind=str(kind), rel_tol=tols["rel_tol"], abs_tol=tols["abs_tol"])
+
+
+def content_version(folder: Path) -> str:
+    """A short hash of every file in the folder (names and bytes), so any edit is a new version."""
+    digest = hashlib.sha256()
+    for path in sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _require_text(path: Path) -> None:
+    if not path.is_file():
+        raise SpecError(_rel(path), None, "missing file")
+    try:
+        path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(_rel(path), None, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _rel(path: Path) -> str:
+    parts = path.parts
+    return "/".join(parts[-3:]) if len(parts) >= 3 else str(path)
+
+
+class _Fields:
+    """Typed access to a TOML table with errors naming file and field."""
+
+    def __init__(self, data: dict[str, object], file: str, prefix: str = "") -> None:
+        self.data, self.file, self.prefix = data, file, prefix
+
+    def _get(self, key: str) -> object:
+        if key not in self.data:
+            raise SpecError(self.file, self._name(key), "missing")
+        return self.data[key]
+
+    def _name(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def string(self, key: str) -> str:
+        value = self._get(key)
+        if type(value) is not str or not value:
+            raise SpecError(
+                self.file, self._name(key), f"must be a non-empty string, got {value!r}"
+            )
+        return value
+
+    def strings(self, key: str) -> list[str]:
+        value = self._get(key)
+        if type(value) is not list or any(type(v) is not str for v in value):
+            raise SpecError(self.file, self._name(key), "must be a list of strings")
+        return list(value)
+
+    def integer(self, key: str, minimum: int) -> int:
+        value = self._get(key)
+        if type(value) is not int or value < minimum:
+            raise SpecError(
+                self.file, self._name(key), f"must be an integer >= {minimum}, got {value!r}"
+            )
+        return value
+
+    def number(self, key: str, low: float, high: float) -> float:
+        value = self._get(key)
+        if type(value) not in (int, float) or not low <= value <= high:  # type: ignore[operator]
+            raise SpecError(
+                self.file, self._name(key), f"must be a number in [{low}, {high}], got {value!r}"
+            )
+        return float(value)  # type: ignore[arg-type]
+
+    def optional_table(self, key: str) -> dict[str, object]:
+        return self.table(key) if key in self.data else {}
+
+    def table(self, key: str) -> dict[str, object]:
+        value = self._get(key)
+        if type(value) is not dict:
+            raise SpecError(self.file, self._name(key), "must be a table")
+        return value

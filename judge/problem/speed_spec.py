@@ -1,0 +1,191 @@
+"""A speed problem's score: measured by the trusted parent, on checked answers only.
+
+A speed problem (problem.toml has a [speed] table) marks some cases as *timed*: each is
+one repetition of the workload on fresh inputs (generated from the seed, so secret on
+the server), and each answer is checked like any other case. The parent times every case
+itself, from sending the request to receiving the answer (judge/run/session.py): nothing the
+submission does inside its process (patching `time.perf_counter`, CUDA events or torch's
+own timers) changes that clock. Cases before the first timed one are the warm-up.
+
+The score is the median rate over the timed cases (`work / seconds`, in the problem's
+unit), with its quartiles; the rate of every timed case must also be physically possible:
+each declares the bytes it must at least read (`min_bytes`, e.g. every weight once per
+decode step), and a case that moved them faster than the machine's memory can is WA (the
+answer was not computed, or not by that run). No score is given unless every case is AC.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from judge.errors import SpecError
+
+# How generous the bandwidth ceiling is over what one memcpy measures here: the copy reads
+# and writes, a single stream does not reach the bus's peak, and caches help small models.
+CEILING_MARGIN = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedSpec:
+    """problem.toml's [speed]: what a timed case's work is counted in."""
+
+    unit: str  # e.g. "tokens/s": work per second
+
+    @classmethod
+    def from_table(cls, table: dict[str, object], file: str) -> SpeedSpec:
+        unknown = set(table) - {"unit"}
+        if unknown:
+            raise SpecError(file, f"speed.{sorted(unknown)[0]}", "unknown key")
+        unit = table.get("unit")
+        if type(unit) is not str or "/s" not in unit:
+            raise SpecError(file, "speed.unit", f"must be a rate such as 'tokens/s', got {unit!r}")
+        return cls(unit)
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """A timed case's declared work and the bytes it must at least read from memory."""
+
+    work: float
+    min_bytes: float
+
+    @classmethod
+    def from_value(cls, value: object, file: str, case: str) -> Timed:
+        if type(value) is not dict or set(value) != {"work", "min_bytes"}:
+            raise SpecError(file, "cases", f"case {case!r}: timed must be {{work, min_bytes}}")
+        work, min_bytes = value["work"], value["min_bytes"]
+        for name, number in (("work", work), ("min_bytes", min_bytes)):
+            if type(number) not in (int, float) or not number > 0:
+                raise SpecError(file, "cases", f"case {case!r}: timed.{name} must be > 0")
+        return cls(float(work), float(min_bytes))
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedResult:
+    """The typed speed of one accepted run (Report.speed)."""
+
+    unit: str
+    value: float  # the score: the median rate
+    median: float
+    q1: float
+    q3: float
+    repetitions: int
+    samples: tuple[float, ...] = ()
+    hardware: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def iqr(self) -> float:
+        return self.q3 - self.q1
+
+    def overlaps(self, other: SpeedResult) -> bool:
+        """Two scores whose interquartile ranges overlap are not told apart (they share a rank)."""
+        return self.q1 <= other.q3 and other.q1 <= self.q3
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "unit": self.unit,
+            "value": round(self.value, 6),
+            "median": round(self.median, 6),
+            "q1": round(self.q1, 6),
+            "q3": round(self.q3, 6),
+            "iqr": round(round(self.q3, 6) - round(self.q1, 6), 6),  # as read back
+            "repetitions": self.repetitions,
+            "samples": [round(s, 6) for s in self.samples],
+            "hardware": dict(self.hardware),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> SpeedResult:
+        if type(data) is not dict:
+            raise ValueError(f"a speed result is an object, not {data!r:.60}")
+        hardware = data.get("hardware", {})
+        if type(hardware) is not dict:
+            raise ValueError("a speed result's hardware is an object")
+        return cls(
+            unit=str(data["unit"]),
+            value=float(data["value"]),
+            median=float(data["median"]),
+            q1=float(data["q1"]),
+            q3=float(data["q3"]),
+            repetitions=int(data["repetitions"]),
+            samples=tuple(float(s) for s in data.get("samples", ())),
+            hardware={str(k): str(v) for k, v in hardware.items()},
+        )
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    """(q1, median, q3) by linear interpolation between order statistics."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+
+    def at(fraction: float) -> float:
+        position = fraction * (len(ordered) - 1)
+        low = int(position)
+        high = min(low + 1, len(ordered) - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+    return at(0.25), at(0.5), at(0.75)
+
+
+def score(spec: SpeedSpec, rates: list[float], hardware: dict[str, str]) -> SpeedResult:
+    q1, median, q3 = quartiles(rates)
+    return SpeedResult(spec.unit, median, median, q1, q3, len(rates), tuple(rates), hardware)
+
+
+def impossible(timed: Timed, seconds: float, ceiling: float) -> bool:
+    """Did the case read its minimum bytes faster than this machine's memory allows?"""
+    return seconds <= 0 or timed.min_bytes / seconds > ceiling
+
+
+_measured: list[float] = []
+
+
+def bandwidth_ceiling() -> float:
+    """Bytes per second no honest run can beat here: $JUDGE_MEMORY_BANDWIDTH_GBS if set, else
+    CEILING_MARGIN times the best of five 64 MiB copies (measured once per process)."""
+    configured = os.environ.get("JUDGE_MEMORY_BANDWIDTH_GBS")
+    if configured:
+        return float(configured) * 1e9
+    if not _measured:
+        source = bytearray(64 << 20)
+        target = bytearray(len(source))
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            target[:] = source
+            best = min(best, time.perf_counter() - t0)
+        _measured.append(CEILING_MARGIN * 2 * len(source) / best)  # read + write per byte
+    return _measured[0]
+
+
+def hardware(launcher: str) -> dict[str, str]:
+    """What a speed was measured on: the CPU model, threads per job, torch, the launcher."""
+    import sys
+
+    torch = sys.modules.get("torch")  # the reference ran here: torch is loaded, never imported
+    info = {
+        "cpu": _cpu_model(),
+        "device": "cpu",
+        # A sandboxed job's torch runs on one thread; a local child on OMP_NUM_THREADS,
+        # which the local launcher sets to 1 unless the learner set it (judge/run/launch.py).
+        "threads": "1" if launcher != "local" else os.environ.get("OMP_NUM_THREADS", "1"),
+        "torch": str(torch.__version__) if torch is not None else "not loaded",
+        "launcher": launcher,
+    }
+    return info
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()

@@ -1,0 +1,234 @@
+"""The untrusted side: load the submission, run one case per request, send observations.
+
+This runs in the child process next to submitted code, so nothing here is trusted: it
+never sees expected values, the reference or the seed, and it never decides a verdict.
+The parent validates whatever arrives and may be lied to only about what the
+submission computed, which is exactly what the checker judges.
+"""
+
+from __future__ import annotations
+
+import builtins
+import linecache
+import os
+import sys
+import types
+
+from judge.textcap import bounded
+from judge.wire.codec import ObservationTypeError, encode
+from judge.wire.protocol import FrameReader, encode_frame, read_frame, write_frame
+from judge.wire.tensor import TensorData
+
+SUBMISSION_FILE = "submission.py"
+# An exception's message and a traceback are the submission's text and could be megabytes:
+# past these they are cut, with a note of how much (the parent allows a little more).
+MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 4000
+_CLEAN_BUILTINS = dict(builtins.__dict__)
+_SOURCE_LINES: list[
+    str
+] = []  # the submission's lines, for tracebacks  # taken before any submitted code runs
+
+
+def serve(request_fd: int, result_fd: int) -> None:
+    """Answer the parent's frames until it closes the request channel, then exit."""
+    try:
+        _serve(request_fd, result_fd)
+    except BaseException as exc:
+        # Once submitted code has run, whatever stops this loop (a pipe it closed, a module it
+        # patched) is its doing: say so in one line, never with the judge's own traceback.
+        _say(f"judge: the answer loop stopped ({type(exc).__name__})\n")
+        os._exit(3)
+
+
+def _say(text: str) -> None:
+    try:
+        os.write(2, text.encode("ascii", "replace"))
+    except OSError:
+        pass
+
+
+def _serve(request_fd: int, result_fd: int) -> None:
+    reader = FrameReader(max_payload=0)
+    load = read_frame(request_fd, reader)
+    if load is None or load.header.get("type") != "load":
+        os._exit(3)
+    driver, sub = _load(load.header, result_fd)
+    if sub is None:
+        _exit_quietly()
+        return
+    while (frame := read_frame(request_fd, reader)) is not None:
+        answer = _run_case(driver, sub, frame.header)
+        # What the case printed reaches its pipes before its answer, so the parent can tell
+        # which case printed it (output during hidden cases is withheld from the learner).
+        _flush_output()
+        write_frame(result_fd, answer)
+    _exit_quietly()
+
+
+def _load(
+    header: dict[str, object], result_fd: int
+) -> tuple[types.ModuleType, types.ModuleType | None]:
+    withheld = header.get("withheld") or []
+    if withheld:  # only torch problems withhold anything: the others never import the finder
+        from judge.problem.withheld import install
+
+        install([str(m) for m in withheld])  # type: ignore[attr-defined]
+    driver = types.ModuleType("cases")
+    exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
+    sys.modules["cases"] = driver
+    if header.get("threads_only"):  # a CPU rule: no helper process may escape its count
+        from judge.run.threads_only import refuse_processes
+
+        refuse_processes()
+    sub, error = load_submission(str(header["source"]), [str(n) for n in header["names"]])  # type: ignore[attr-defined]
+    _restore_builtins()
+    _flush_output()  # what loading printed is no case's: out before the first case starts
+    write_frame(result_fd, encode_frame(error or {"type": "loaded"}))
+    return driver, sub
+
+
+def load_submission(
+    source: str, names: list[str]
+) -> tuple[types.ModuleType | None, dict[str, object] | None]:
+    """Compile and run the submission as module `submission`.
+
+    Returns (module, None), or (None, load_error) when it cannot be loaded."""
+    try:
+        code = compile(source, SUBMISSION_FILE, "exec")
+    except SyntaxError as exc:
+        return None, _load_error("syntax", exc.lineno, f"{type(exc).__name__}: {exc.msg}")
+    except ValueError as exc:  # e.g. source with NUL bytes
+        return None, _load_error("syntax", None, str(exc))
+    except (RecursionError, MemoryError) as exc:  # e.g. "-" * 30000 + "1": the compiler's stack
+        message = f"{type(exc).__name__}: the code is nested too deeply to compile"
+        return None, _load_error("syntax", None, message)
+    # Tracebacks quote the learner's lines from here, since there is no file on disk.
+    _SOURCE_LINES[:] = source.splitlines(True)
+    linecache.cache[SUBMISSION_FILE] = (len(source), None, _SOURCE_LINES, SUBMISSION_FILE)
+    module = types.ModuleType("submission")
+    module.__file__ = SUBMISSION_FILE
+    sys.modules["submission"] = module
+    try:
+        exec(code, module.__dict__)
+    except ImportError as exc:
+        kind = "withheld" if type(exc).__name__ == "WithheldModule" else "import"
+        return None, _load_error(kind, _submission_line(exc), f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:
+        tb = _submission_traceback(exc)
+        return None, _load_error(
+            "exception", _submission_line(exc), f"{type(exc).__name__}: {exc}", tb
+        )
+    missing = [n for n in names if n not in module.__dict__]
+    if missing:
+        return None, _load_error(
+            "missing_name", None, f"the submission must define {', '.join(missing)}"
+        )
+    return module, None
+
+
+def _load_error(kind: str, line: int | None, message: str, tb: str = "") -> dict[str, object]:
+    return {
+        "type": "load_error",
+        "kind": kind,
+        "line": line,
+        "message": bounded(message, MESSAGE_CHARS),
+        "traceback": tb,
+    }
+
+
+def _run_case(
+    driver: types.ModuleType,
+    sub: types.ModuleType,
+    header: dict[str, object],
+) -> bytes:
+    name = header.get("name")
+    try:
+        value = driver.run(sub, header.get("args"))
+    except BaseException as exc:  # noqa: BLE001 - a case must never take the loop down
+        _restore_builtins()
+        return encode_frame(error_answer(name, exc))
+    _restore_builtins()
+    tensors: list[TensorData] = []
+    try:
+        data = encode(value, tensors)
+    except ObservationTypeError as exc:
+        return encode_frame({"type": "bad_observation", "name": name, "message": str(exc)})
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+        return encode_frame(
+            {"type": "bad_observation", "name": name, "message": f"{type(exc).__name__}: {exc}"}
+        )
+    return encode_frame({"type": "result", "name": name, "observation": data}, tensors)
+
+
+def _restore_builtins() -> None:
+    """Undo patches to builtins (isinstance, len, ...) so encoding the answer still works.
+
+    Patching can only ever hurt the submission: the parent checks whatever arrives."""
+    current = builtins.__dict__
+    for key, value in _CLEAN_BUILTINS.items():
+        if current.get(key) is not value:
+            current[key] = value
+
+
+def error_answer(name: object, exc: BaseException) -> dict[str, object]:
+    """The `error` answer for case `name`, whose run raised `exc`: the exception's type, its
+    message (past 2,000 characters cut, saying so), and the line and traceback in the
+    submission's own code (the judge's frames left out). Also what the browser judge reports."""
+    try:
+        message = f"{type(exc).__name__}: {exc}"
+    except BaseException:
+        message = type(exc).__name__
+    return {
+        "type": "error",
+        "name": name,
+        "exception": type(exc).__name__,
+        "message": bounded(message, MESSAGE_CHARS),
+        "line": _submission_line(exc),
+        "traceback": _submission_traceback(exc),
+    }
+
+
+def _submission_frames(exc: BaseException) -> list[tuple[int, str]]:
+    """(line, function) of each traceback entry in the submission's own code.
+
+    Walked by hand rather than with the traceback module, which the child would otherwise
+    import on every start."""
+    frames: list[tuple[int, str]] = []
+    tb = exc.__traceback__
+    while tb is not None and len(frames) < 1000:
+        code = tb.tb_frame.f_code
+        if code.co_filename == SUBMISSION_FILE:
+            frames.append((tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    return frames
+
+
+def _submission_line(exc: BaseException) -> int | None:
+    frames = _submission_frames(exc)
+    return frames[-1][0] if frames else None
+
+
+def _submission_traceback(exc: BaseException) -> str:
+    """The traceback restricted to the submission's own lines (what a learner can act on)."""
+    source = _SOURCE_LINES
+    lines = []
+    for lineno, name in _submission_frames(exc)[-50:]:
+        text = source[lineno - 1].strip() if 0 < lineno <= len(source) else ""
+        lines.append(f'  File "{SUBMISSION_FILE}", line {lineno}, in {name}\n    {text}')
+    text = "\n".join(["Traceback (most recent call last):", *lines])
+    return bounded(text, TRACEBACK_CHARS) if lines else ""
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()  # type: ignore[union-attr]
+        except BaseException:
+            pass
+
+
+def _exit_quietly() -> None:
+    # Flush what the submission printed, then leave without running its atexit hooks or finalizers.
+    _flush_output()
+    os._exit(0)

@@ -1,0 +1,38 @@
+"""Entry point of a child process: apply limits, then serve (see judge.run.child)."""
+
+from __future__ import annotations
+
+import json
+
+
+def apply_rlimits(limits: dict[str, float], tier: str) -> None:
+    """Lower this process's hard limits before any submitted code runs."""
+    import resource
+
+    mib = 1 << 20
+    # Address space: the interpreter itself needs some room; torch maps far more than it touches.
+    headroom = 64 * mib if tier == "browser" else 3072 * mib
+    cpu = int(limits["total_time_s"]) + 1
+    wanted = {
+        resource.RLIMIT_AS: int(limits["memory_mb"]) * mib + headroom,
+        resource.RLIMIT_CPU: cpu,
+        resource.RLIMIT_FSIZE: int(limits["max_file_bytes"]),
+        resource.RLIMIT_NOFILE: int(limits["max_open_files"]),
+        resource.RLIMIT_CORE: 0,
+    }
+    for which, value in wanted.items():
+        _soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        hard_value = (
+            value + 1 if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else value
+        )
+        resource.setrlimit(which, (value, hard_value))
+
+
+def main(request_fd: int, result_fd: int, config: str) -> None:
+    settings = json.loads(config)
+    apply_rlimits(settings["limits"], settings["tier"])
+    from judge.run.child import serve
+
+    serve(request_fd, result_fd)

@@ -1,0 +1,328 @@
+"""From a submission to its report, top to bottom.
+
+cases    = build_cases(problem, seed)                  # trusted: public + generated
+cpu      = calibrate(problem, cases, launcher, ...)    # trusted: the reference's CPU time, in
+                                                       # a child like the submission's (only
+                                                       # problems with calibrated cases)
+expected = expected_observations(problem, cases)       # trusted: the reference, in this process
+outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
+report   = grade each case against expected            # trusted: checkers decide
+speed    = score the timed cases (speed problems)      # trusted: the parent's own clock
+
+A quiz (problem.kind "quiz") runs nothing: its answer sheet is judged here against
+answers.toml (judge/grading/quiz_grading.py), with the same Report.
+"""
+
+from __future__ import annotations
+
+from judge.grading import environment
+from judge.grading.case_grading import (
+    coarse_ms,
+    conceal,
+    crash_verdict,
+    describe_failure,
+    grade,
+    time_step_ms,
+)
+from judge.grading.outcome import Outcome
+from judge.grading.report import CaseResult, Report
+from judge.messages import load_error_said, with_message
+from judge.pictures.reproduce import Reproducer
+from judge.problem.cases import PUBLIC_SEED, Case, build_cases, load_module
+from judge.problem.limits import CpuAllowance, Limits
+from judge.problem.spec import ProblemKind, ProblemSpec
+from judge.run.budget import ResultBudget, budget_for
+from judge.run.launch import LocalLauncher
+from judge.run.session import Progress, Session, SessionResult
+from judge.run.source_check import validate_source
+from judge.run.workdir import WorkDir
+from judge.verdict import Verdict, overall
+from judge.wire.codec import normalize
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.run.interfaces import Launcher
+
+
+def judge_source(
+    problem: ProblemSpec,
+    source: str,
+    *,
+    seed: int | None = None,
+    launcher: Launcher | None = None,
+    limits: Limits | None = None,
+    expected: dict[str, object] | None = None,
+    progress: Progress | None = None,
+    budget: ResultBudget | None = None,
+    cpu: dict[str, CpuAllowance] | None = None,
+    cases: list[Case] | None = None,
+    solution: str = "",
+) -> Report:
+    """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
+    the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
+    `expected`, `budget` and `cpu` (the calibrated cases' allowances) may come from a cache
+    (the runner's); else they are computed here. `solution` names the learner's file in the
+    tests that reproduce failing public cases (default: the name `judge init` writes)."""
+    source = validate_source(source)
+    if problem.kind is ProblemKind.QUIZ:
+        return judge_quiz(problem, source, seed)
+    run = TrustedInputs(cases, expected, budget, cpu)
+    try:
+        cases = run.cases if run.cases is not None else build_cases(problem, seed)
+        limits = limits or problem.limits
+        reproducer = Reproducer(problem.slug, problem.cases_source(), solution)
+        result, graded = _run_child(
+            problem, source, cases, launcher, limits, run, progress, reproducer
+        )
+    except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
+        import traceback
+
+        return internal_error(problem, seed, traceback.format_exc())
+    name = launcher.name if launcher else LocalLauncher.name
+    env = environment.describe(problem.tier, name)
+    if problem.cpu_rule is not None:
+        env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None)
+    return build_report(problem, cases, graded, result, seed, env, limits)
+
+
+_CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
+
+
+def _cpu_rule_said(launcher: Launcher | None, counted: bool) -> str:
+    """The report's line on the CPU rule: whether it held, and how the CPU time was counted."""
+    if not counted:
+        return _CPU_RULE_OFF
+    how = launcher.cpu_accounting if launcher is not None else LocalLauncher.cpu_accounting
+    helpers = "new processes refused" if _can_refuse_processes() else "processes allowed"
+    return f"enforced: CPU time counted by {how}; {helpers}"
+
+
+class TrustedInputs:
+    """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
+    check`'s per-seed memo) or None, and then computed once the run needs it."""
+
+    __slots__ = ("budget", "cases", "cpu", "expected")
+
+    def __init__(
+        self,
+        cases: list[Case] | None = None,
+        expected: dict[str, object] | None = None,
+        budget: ResultBudget | None = None,
+        cpu: dict[str, CpuAllowance] | None = None,
+    ) -> None:
+        self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
+
+
+def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
+    """A quiz's answer sheet, judged in this process: nothing is executed, so no launcher,
+    limits or expected observations; a failure of the judge is still IE, never WA."""
+    try:
+        from judge.grading.quiz_grading import (
+            judge_answers,  # only quizzes pay for the answer machinery
+        )
+
+        if problem.quiz is None:
+            raise RuntimeError(f"{problem.slug} is a quiz without questions")
+        outcome = judge_answers(problem.quiz, source, PUBLIC_SEED if seed is None else seed)
+    except Exception:  # noqa: BLE001 - the sheet was read strictly; whatever broke is the judge
+        import traceback
+
+        return internal_error(problem, seed, traceback.format_exc())
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=outcome.verdict,
+        score=problem.points if outcome.verdict is Verdict.AC else 0,
+        cases=outcome.cases,
+        time_ms=outcome.time_ms,
+        compile_error=outcome.compile_error,
+        seed=_seed_kind(seed),
+        environment=environment.describe(problem.tier, "quiz"),
+    )
+
+
+def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
+    """Run every case on reference.py in this (trusted) process; canonical wire form."""
+    driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
+    reference = load_module(
+        problem.reference_source(), "reference", str(problem.path / "reference.py")
+    )
+    return {case.name: canonical(driver.run(reference, case.args)) for case in cases}
+
+
+def canonical(value: object) -> object:
+    """The observation as the parent would receive it (tuples become lists, tensors TensorData)."""
+    return normalize(value)
+
+
+def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:
+    return {
+        "type": "load",
+        "source": source,
+        "driver": problem.cases_source(),
+        "names": list(problem.names),
+        "withheld": list(problem.withheld),
+        "threads_only": problem.cpu_rule is not None and _can_refuse_processes(),
+    }
+
+
+def _can_refuse_processes() -> bool:
+    """judge.run.threads_only.available(), asked only under a CPU rule: the module loads ctypes,
+    which no other run needs (start-up time)."""
+    from judge.run import threads_only
+
+    return threads_only.available()
+
+
+def _run_child(
+    problem: ProblemSpec,
+    source: str,
+    cases: list[Case],
+    launcher: Launcher | None,
+    limits: Limits,
+    run: TrustedInputs,
+    progress: Progress | None,
+    reproducer: Reproducer,
+) -> tuple[SessionResult, list[CaseResult]]:
+    """Run the cases in a child; each is graded the moment its answer arrives."""
+    if launcher is not None:  # it brings its own working place (the sandbox's /box)
+        return _drive(problem, source, cases, launcher, limits, run, progress, reproducer)
+    with WorkDir() as workdir:
+        local = LocalLauncher(workdir.path)
+        return _drive(problem, source, cases, local, limits, run, progress, reproducer)
+
+
+def _drive(
+    problem: ProblemSpec,
+    source: str,
+    cases: list[Case],
+    launcher: Launcher,
+    limits: Limits,
+    run: TrustedInputs,
+    progress: Progress | None,
+    reproducer: Reproducer,
+) -> tuple[SessionResult, list[CaseResult]]:
+    if run.cpu is None and problem.cpu_rule is not None:
+        from judge.run.calibration import calibrate  # only problems with calibrated cases
+
+        reference = load_message(problem, problem.reference_source())
+        run.cpu = calibrate(problem, cases, launcher, limits, reference)
+    handle = launcher.launch(problem, limits)
+    try:
+        # The child's interpreter starts while the reference runs here.
+        want = run.expected if run.expected is not None else expected_observations(problem, cases)
+        graded: list[CaseResult] = []
+
+        def grade_now(case: Case, outcome: Outcome) -> None:
+            graded.append(grade(case, outcome, want[case.name], reproducer))
+
+        def not_worth_timing(case: Case) -> bool:
+            # A speed run is scored only when every case is AC: once one is not, timing the
+            # repetitions left would keep the learner waiting for a score that cannot come.
+            return case.timed is not None and any(r.verdict is not Verdict.AC for r in graded)
+
+        budget = run.budget or budget_for(want)
+        session = Session(handle, limits, problem.tier, budget, run.cpu)
+        skip = not_worth_timing if problem.speed is not None else None
+        load = load_message(problem, source)
+        result = session.run(load, cases, progress, grade_now, skip)
+        # Cases never sent (the submission did not load) are graded here: "not run".
+        done = len(graded)
+        for case, outcome in zip(cases[done:], result.outcomes[done:], strict=True):
+            grade_now(case, outcome)
+        return result, graded
+    finally:
+        handle.cleanup()
+
+
+def build_report(
+    problem: ProblemSpec,
+    cases: list[Case],
+    graded: list[CaseResult],
+    result: SessionResult,
+    seed: int | None,
+    env: dict[str, str],
+    limits: Limits,
+) -> Report:
+    """`graded` holds a result for every case the session reported, in order. Hidden cases
+    leave here concealed (grading/case_grading.py): their times rounded up, as is the run's, which
+    holds theirs."""
+    if len(graded) != len(cases):
+        raise RuntimeError(f"{len(graded)} graded results for {len(cases)} cases")
+    speed = None
+    if problem.speed is not None:
+        from judge.grading.speed_scoring import score_run  # only speed problems pay for it
+
+        graded, speed = score_run(problem.speed, cases, graded, env)  # on the exact times
+    step = time_step_ms(limits.time_per_case_s)
+    results = tuple(r if r.public else conceal(r, step) for r in graded)
+    hidden = any(not r.public for r in results)
+    verdict, compile_error = _overall(results, result)
+    return Report(
+        problem=problem.slug,
+        version=problem.version,
+        verdict=verdict,
+        score=problem.points if verdict is Verdict.AC else 0,
+        cases=results,
+        time_ms=coarse_ms(result.time_ms, step) if hidden else result.time_ms,
+        compile_error=compile_error,
+        stdout=result.stdout.decode("utf-8", "replace"),
+        stderr=result.stderr.decode("utf-8", "replace"),
+        seed=_seed_kind(seed),
+        environment=env,
+        withheld_stdout=result.withheld_stdout.decode("utf-8", "replace"),
+        withheld_stderr=result.withheld_stderr.decode("utf-8", "replace"),
+        speed=speed if verdict is Verdict.AC else None,
+    )
+
+
+def _overall(
+    results: tuple[CaseResult, ...], result: SessionResult
+) -> tuple[Verdict, dict[str, object] | None]:
+    if result.load_error is not None:
+        error = _load_error_said(result.load_error)
+        error.pop("type", None)
+        return (Verdict.RE if error.get("kind") == "exception" else Verdict.CE), error
+    if result.startup_failure is not None:
+        verdict, message = describe_failure(result.startup_failure)
+        return verdict, with_message({"kind": "startup", "line": None}, message)
+    verdicts = [r.verdict for r in results if r.verdict is not None]
+    if result.output_exceeded:
+        verdicts.append(Verdict.OLE)
+    if result.trailing_failure is not None:
+        verdict, message = describe_failure(result.trailing_failure)
+        verdicts.append(verdict)
+        return overall(verdicts), with_message({"kind": "exit", "line": None}, message)
+    return overall(verdicts), None
+
+
+def _load_error_said(error: dict[str, object]) -> dict[str, object]:
+    """The child's load error in the catalog's words; a withheld module's names its part."""
+    from judge.problem.withheld import message_for, withheld_name  # imported for a load error only
+
+    module = (
+        withheld_name(str(error.get("message", ""))) if error.get("kind") == "withheld" else None
+    )
+    return with_message(error, message_for(module)) if module else load_error_said(error)
+
+
+def internal_error(problem: ProblemSpec | str, seed: int | None, detail: str) -> Report:
+    """The report of a run the judge could not complete: IE, with `detail` for admins.
+    `problem` may be a bare slug when no spec could be loaded."""
+    slug, version = (problem, "") if isinstance(problem, str) else (problem.slug, problem.version)
+    return Report(
+        problem=slug,
+        version=version,
+        verdict=Verdict.IE,
+        score=0,
+        cases=(),
+        seed=_seed_kind(seed),
+        internal_error=detail[-8000:],
+    )
+
+
+def _seed_kind(seed: int | None) -> str:
+    return "public" if seed is None or seed == PUBLIC_SEED else "secret"
+
+
+__all__ = ["crash_verdict", "expected_observations", "judge_quiz", "judge_source"]

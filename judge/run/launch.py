@@ -1,0 +1,192 @@
+"""The local launcher: a plain child process per run (see judge.run.interfaces for the contract).
+
+The server's runner provides a sandboxed launcher with the same interface; the core
+only needs four file descriptors and a way to kill and reap everything the job started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from judge.grading.outcome import ExitInfo
+from judge.problem.limits import Limits
+from judge.problem.spec import ProblemSpec
+from judge.run.workdir import WorkDir
+
+ROOT = Path(__file__).resolve().parents[2]  # the folder holding the judge package
+SESSION_ACCOUNTING = "the child's session, walked in /proc"
+
+
+class ChildUser:
+    """Another identity for the child: a root server's unprivileged user, the interpreter
+    that user can execute, and the site-packages folders the torch tier needs."""
+
+    __slots__ = ("gid", "python", "site_dirs", "uid")
+
+    def __init__(self, uid: int, gid: int, python: str, site_dirs: tuple[str, ...] = ()) -> None:
+        self.uid, self.gid, self.python, self.site_dirs = uid, gid, python, site_dirs
+
+
+def child_command(
+    request_fd: int, result_fd: int, limits: Limits, tier: str, user: ChildUser | None = None
+) -> list[str]:
+    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
+    flags = ["-I", "-S"] if tier == "browser" else ["-I"]
+    python, site_dirs = (user.python, user.site_dirs) if user else (sys.executable, ())
+    sites = "".join(f"site.addsitedir({d!r}); " for d in site_dirs if tier != "browser")
+    config = json.dumps(
+        {
+            "limits": limits.to_dict()
+            | {"max_file_bytes": limits.max_file_bytes, "max_open_files": limits.max_open_files},
+            "tier": tier,
+        }
+    )
+    boot = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+        + (f"import site; {sites}" if sites else "")
+        + f"from judge.run.child_main import main; main({request_fd}, {result_fd}, {config!r})"
+    )
+    return [python, *flags, "-c", boot]
+
+
+class LocalProcess:
+    """A plain child process in its own session; the learner's own machine, no sandbox.
+
+    With `user`, the child runs as that uid and gid (no supplementary groups, umask 077):
+    a root server's way to keep files only root may read out of the child's reach."""
+
+    def __init__(
+        self, problem: ProblemSpec, limits: Limits, workdir: Path, user: ChildUser | None = None
+    ) -> None:
+        req_r, self.request_fd = os.pipe()
+        self.result_fd, res_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                child_command(req_r, res_w, limits, problem.tier, user),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(req_r, res_w),
+                cwd=workdir,
+                env=_child_env(),
+                start_new_session=True,  # its own process group, so kill() reaches grandchildren
+                user=user.uid if user else None,
+                group=user.gid if user else None,
+                extra_groups=[] if user else None,
+                umask=0o077 if user else -1,
+            )
+        finally:
+            os.close(req_r)
+            os.close(res_w)
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self.stdout_fd = self._proc.stdout.fileno()
+        self.stderr_fd = self._proc.stderr.fileno()
+        self._workdir = workdir
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def wait(self, timeout: float) -> ExitInfo:
+        try:
+            code = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self._proc.wait()
+        if code < 0:
+            sig = -code
+            return ExitInfo(None, sig, cpu_limit=sig == signal.SIGXCPU)
+        return ExitInfo(code, None)
+
+    def cpu_seconds(self) -> float | None:
+        """The child's whole session (it was started in its own): its helpers count too."""
+        from judge.run.cpu_clock import session_cpu_seconds
+
+        return session_cpu_seconds(self._proc.pid)
+
+    def close_requests(self) -> None:
+        if self.request_fd >= 0:
+            os.close(self.request_fd)
+            self.request_fd = -1
+
+    def cleanup(self) -> None:
+        self.kill()
+        try:
+            self._proc.wait(5.0)  # reap, so no zombie or ResourceWarning is left behind
+        except subprocess.TimeoutExpired:
+            pass
+        self.close_requests()
+        if self.result_fd >= 0:
+            os.close(self.result_fd)
+            self.result_fd = -1
+        for stream in (self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _child_env() -> dict[str, str]:
+    # A small, explicit environment: nothing of the parent's secrets leaks into the child.
+    keep = ("PATH", "LANG", "LC_ALL", "HOME", "SYSTEMROOT", "OMP_NUM_THREADS")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    # One thread for torch's kernels, as every sandboxed job has: times and CPU-time rules
+    # then mean the same thing here as on the server.
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+class LocalLauncher:
+    """Runs each job as a plain child process with rlimits: for a learner's own machine."""
+
+    name = "local"
+    cpu_accounting = SESSION_ACCOUNTING
+
+    def __init__(self, workdir: Path, user: ChildUser | None = None) -> None:
+        self._workdir = workdir
+        self._user = user
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+        return LocalProcess(problem, limits, self._workdir, self._user)
+
+
+class StartedLauncher:
+    """A local launcher whose child is started the moment it is made, in a working folder
+    of its own: `judge run` makes it before it imports what judging the cases needs, so the
+    child's interpreter starts while the parent imports, not after. The first launch() for
+    the same problem and limits hands that child over; close() ends it if no run took it,
+    then removes the folder."""
+
+    name = LocalLauncher.name
+    cpu_accounting = SESSION_ACCOUNTING
+
+    def __init__(self, problem: ProblemSpec, limits: Limits) -> None:
+        self._workdir = WorkDir()
+        try:
+            self._local = LocalLauncher(self._workdir.path)
+            self._started: LocalProcess | None = self._local.launch(problem, limits)
+        except BaseException:
+            self._workdir.remove()
+            raise
+        self._problem, self._limits = problem, limits
+
+    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+        started, self._started = self._started, None
+        if started is not None and problem is self._problem and limits == self._limits:
+            return started
+        if started is not None:  # started for another run: never reuse it for this one
+            started.cleanup()
+        return self._local.launch(problem, limits)
+
+    def close(self) -> None:
+        started, self._started = self._started, None
+        if started is not None:
+            started.cleanup()
+        self._workdir.remove()

@@ -1,0 +1,1 @@
+"""Leaderboards: standings kept in step with verdicts, and the boards' queries."""
