@@ -90,7 +90,7 @@ class _ImportVisitor(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         base = self._absolute(node.level, node.module)
         for alias in node.names:
-            submodule = f"{base}.{alias.name}"  # `from judge import cli` names judge.commands.cli
+            submodule = f"{base}.{alias.name}"  # `from judge import messages` names judge.messages
             self._add(submodule if submodule in self.known else base, node)
 
     def visit_Call(self, node: ast.Call) -> None:

@@ -206,7 +206,7 @@ def test_processes_migrating_one_new_sqlite_file_at_once_all_succeed(tmp_path: P
     import sys
 
     url = sqlite_url(tmp_path / "judge.sqlite3")
-    code = f"from web import migrate; migrate.upgrade({url!r})"
+    code = f"from web.store import migrate; migrate.upgrade({url!r})"
     starts = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
     assert [p.wait(120) for p in starts] == [0, 0, 0]
     engine = make_engine(url)

@@ -95,7 +95,7 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
     questions = quiz_sheets.quiz_of(problem).questions
     explanations = {q: problem.quiz.keys[q].explanation for q in given_up} if problem.quiz else {}
     return render_template(
-        "quiz_sheets.html",
+        "quiz.html",
         problem=problem,
         statement_html=render_markdown(problem.statement(g.lang)),
         questions=questions,
