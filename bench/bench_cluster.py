@@ -57,7 +57,7 @@ from devtools.local_services import (  # noqa: E402
     missing_binaries,
     terminate,
 )
-from runner.launcher import SandboxUnavailable  # noqa: E402
+from runner.launchers.sandbox import SandboxUnavailable  # noqa: E402
 from web import create_app  # noqa: E402
 from web.config import QueueKind, RateLimit, WebConfig  # noqa: E402
 from web.store.db import make_engine, utcnow  # noqa: E402

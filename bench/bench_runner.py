@@ -41,7 +41,7 @@ from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.run.launch import LocalLauncher
 from runner.api import Runner
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 from runner.refcache import ReferenceCache
 
 Judge = Callable[[str], Report]

@@ -16,7 +16,7 @@ from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemKind, ProblemSpec
 from judge.run.judge_source import internal_error, judge_source
 from judge.run.session import Progress
-from runner.launcher import SandboxLauncher, SandboxUnavailable
+from runner.launchers.sandbox import SandboxLauncher, SandboxUnavailable
 from runner.refcache import ReferenceCache
 
 

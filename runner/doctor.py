@@ -39,7 +39,7 @@ def collect() -> dict[str, Any]:
     if report["bwrap"] is None:
         report["probe"] = {"error": "bubblewrap (bwrap) is not installed"}
         return report
-    from runner.launcher import SandboxLauncher
+    from runner.launchers.sandbox import SandboxLauncher
     from runner.probe import probe
 
     launcher = SandboxLauncher(pool_size=0)

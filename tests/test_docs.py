@@ -18,7 +18,9 @@ TEST_FILES = [p for p in (REPO / "tests").rglob("test_*.py") if "node_modules" n
 # after one of those in the same line (the threat-model tables); `*` ends a name prefix.
 TEST_REF = re.compile(r"`(?:((?:[\w.-]+/)*test_\w+\.py))?::(\w+\*?)`")
 # A repository path in backticks, from one of the top-level folders.
-PATH_REF = re.compile(r"`((?:judge|runner|web|mini_llm|problems|tests|bench|docs)/[\w./-]+)`")
+PATH_REF = re.compile(
+    r"`((?:judge|runner|web|mini_llm|devtools|problems|tests|bench|docs)/[\w./-]+)`"
+)
 BUILD_OUTPUTS = {"problems/index.json"}  # FRONTEND.md: written into web/static/dist/
 MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|home|Users)/")
 
@@ -143,3 +145,48 @@ def test_the_runners_rules_section_names_every_problem_and_its_trusted_figures()
         assert (problem.slug in cpu) == (problem.cpu_rule is not None), problem.slug
         assert (problem.slug in speed) == (problem.speed is not None), problem.slug
         assert (problem.slug in withheld) == bool(problem.withheld), problem.slug
+
+
+# Where each package's modules are listed, one table row each (issue 24: a newcomer finds
+# every module on a map; a module added without a row fails here).
+LAYOUT_DOCS = {
+    "judge": "ARCHITECTURE.md",
+    "devtools": "ARCHITECTURE.md",
+    "web": "WEB.md",
+    "runner": "RUNNER.md",
+    "mini_llm": "mini_llm.md",
+}
+
+
+def _table_paths(doc: str) -> set[str]:
+    text = (REPO / "docs" / doc).read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    return {path for row in rows for path in PATH_REF.findall(row)}
+
+
+def _modules(package: str) -> list[str]:
+    """Every module of a package as a repository path, and each room as its folder."""
+    found = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        rel = path.relative_to(REPO)
+        if "node_modules" in rel.parts or "migrations" in rel.parts:
+            continue
+        if path.name == "__init__.py":
+            if rel.parent.as_posix() != package:
+                found.append(f"{rel.parent.as_posix()}/")
+        else:
+            found.append(rel.as_posix())
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(LAYOUT_DOCS))
+def test_every_module_has_a_row_in_its_packages_layout_table(package: str) -> None:
+    listed = _table_paths(LAYOUT_DOCS[package])
+    missing = [m for m in _modules(package) if m not in listed]
+    assert not missing, f"docs/{LAYOUT_DOCS[package]} has no table row for " + ", ".join(missing)
+
+
+def test_the_layout_check_sees_every_package() -> None:
+    """Guards the test above: each package has modules, and a made-up one is missing."""
+    assert all(_modules(p) for p in LAYOUT_DOCS)
+    assert "judge/run/no_such_module.py" not in _table_paths("ARCHITECTURE.md")

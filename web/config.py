@@ -41,7 +41,7 @@ class WebConfig:
     # "unsafe-local": the core's judge_source with a plain child process (or `launcher`):
     # no sandbox, so `judge serve` allows it only on a loopback address (web.judging.core_seam).
     judge_backend: str = "sandbox"
-    # "module:callable" returning a launcher for unsafe-local; empty = web.judging.unsafe_local's.
+    # "module:callable" giving an unsafe-local launcher; empty: runner.launchers.unsafe_local's.
     launcher: str = ""
     queue: QueueKind = QueueKind.EMBEDDED
     # The Celery broker (redis://... or amqp://...); required when queue is celery.

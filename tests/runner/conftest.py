@@ -24,7 +24,7 @@ from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from runner.identity import sandbox_identity
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 from runner.pidns import PidNamespace
 
 REPO = Path(__file__).resolve().parents[2]

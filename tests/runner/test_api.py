@@ -9,7 +9,7 @@ import pytest
 from judge.errors import SourceError, UnknownProblem
 from judge.problem.spec import ProblemSpec
 from runner import api, cli, doctor
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 
 @pytest.fixture(scope="module")

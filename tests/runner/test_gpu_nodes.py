@@ -20,7 +20,7 @@ from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.jobspace import JobLimits
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 STAND_IN = "/dev/full"
 

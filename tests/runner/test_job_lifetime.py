@@ -17,7 +17,7 @@ from conftest import RecordingLauncher
 
 from judge.run.judge_source import judge_source
 from runner.cgroups import CgroupSupport
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 LINGERING = """
 import os, time

@@ -10,7 +10,7 @@ from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 PROBLEMS = ProblemSet().all()
 

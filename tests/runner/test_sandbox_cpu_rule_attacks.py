@@ -17,7 +17,7 @@ from judge.problem.spec import ProblemSpec, load_problem
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.cgroups import CgroupSupport, detect
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 TOML = """\
 slug = "work"

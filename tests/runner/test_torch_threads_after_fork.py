@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from judge.problem.problemset import ProblemSet
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 pytest.importorskip("torch")
 

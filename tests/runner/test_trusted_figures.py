@@ -13,7 +13,7 @@ import pytest
 from judge.problem.problemset import ProblemSet
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 PROBLEM = ProblemSet().get("batched-decode")
 ONE_AT_A_TIME_THEN_RESET = (

@@ -19,7 +19,7 @@ from judge.messages import case_message, render
 from judge.problem.problemset import ProblemSet
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 PROBLEMS = ProblemSet()
 

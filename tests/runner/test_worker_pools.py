@@ -6,7 +6,7 @@ import json
 import threading
 
 from judge.problem.spec import ProblemSpec
-from runner.launcher import SandboxLauncher
+from runner.launchers.sandbox import SandboxLauncher
 
 
 def _report_json(report) -> dict:  # type: ignore[no-untyped-def]

@@ -32,8 +32,8 @@ from judge.run.judge_source import internal_error, judge_source
 from judge.run.launch import ChildUser
 from judge.run.source_check import MAX_SOURCE_BYTES, validate_source
 from judge.verdict import Verdict
+from runner.launchers.unsafe_local import PoolLauncher, child_user, kill_running
 from web.i18n import say
-from web.judging.unsafe_local import PoolLauncher, child_user, kill_running
 
 __all__ = [
     "Judge",
@@ -125,7 +125,7 @@ class LocalJudge:
     and a file descriptor closed twice there could close a socket or the database file
     that another thread has just been given the same number for. In a process that does
     nothing else (its one other thread only waits for the server to exit), such a slip
-    cannot reach the server. `user`: who runs submitted code (web.judging.unsafe_local)."""
+    cannot reach the server. `user`: who runs submitted code (runner.launchers.unsafe_local)."""
 
     def __init__(self, launcher_spec: str, workers: int, user: ChildUser | None = None) -> None:
         _launcher_factory(launcher_spec)  # a bad setting fails at start-up, not per job

@@ -15,21 +15,9 @@ from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.pool import WorkerPool
+from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 from runner.worker_process import WorkerError, WorkerProcess
 
-# What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
-# withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
-# from the worker is in every job forked from it, so nothing a problem withholds is here.
-TORCH_PRELOAD = ("torch", "mini_llm.zoo")
-# The rest of mini_llm, imported by each torch job for itself, less what its problem
-# withholds ([submission] withheld): the part the learner is asked to write.
-JOB_LIBRARY = (
-    "mini_llm.attention",
-    "mini_llm.kv_cache",
-    "mini_llm.paged_cache",
-    "mini_llm.sampling",
-    "mini_llm.generation",
-)
 _GPU_RE = re.compile(r"^/dev/nvidia\d+$")
 
 

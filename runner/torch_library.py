@@ -1,0 +1,36 @@
+"""What a torch-tier job finds of torch and mini_llm, by module name.
+
+Workers import these by name (runner/worker.py), because the same worker code serves the
+browser tier with nothing preloaded and a test may preload something else. The names are
+also written below as imports, under TYPE_CHECKING (they never run here): so the arrows
+runner -> torch and runner -> mini_llm show where a reader and tests/test_import_graph.py
+look, and that test keeps the two lists equal to these imports.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
+    import torch  # noqa: F401
+
+    import mini_llm.attention
+    import mini_llm.generation
+    import mini_llm.kv_cache
+    import mini_llm.paged_cache
+    import mini_llm.sampling
+    import mini_llm.zoo  # noqa: F401
+
+# What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
+# withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
+# from the worker is in every job forked from it, so nothing a problem withholds is here.
+TORCH_PRELOAD = ("torch", "mini_llm.zoo")
+# The rest of mini_llm, imported by each torch job for itself, less what its problem
+# withholds ([submission] withheld): the part the learner is asked to write.
+JOB_LIBRARY = (
+    "mini_llm.attention",
+    "mini_llm.kv_cache",
+    "mini_llm.paged_cache",
+    "mini_llm.sampling",
+    "mini_llm.generation",
+)
