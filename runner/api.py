@@ -11,10 +11,11 @@ from pathlib import Path
 from types import TracebackType
 
 from judge.grading.report import Report
+from judge.kinds.registry import kind_of
 from judge.problem.limits import Limits
 from judge.problem.problemset import ProblemSet
-from judge.problem.spec import ProblemKind, ProblemSpec
-from judge.run.judge_source import internal_error, judge_source
+from judge.problem.spec import ProblemSpec
+from judge.run.judge_source import TrustedInputs, internal_error
 from judge.run.session import Progress
 from runner.launchers.sandbox import SandboxLauncher, SandboxUnavailable
 from runner.refcache import ReferenceCache
@@ -65,8 +66,9 @@ class Runner:
         """Judge `source`; raises SourceError for unacceptable source, else returns a report.
         `progress(done, total)` is called as cases finish."""
         spec = self.problems.get(problem) if isinstance(problem, str) else problem
-        if spec.kind is ProblemKind.QUIZ:  # answers are data: judged here, nothing is run
-            return judge_source(spec, source, seed=seed)
+        kind = kind_of(spec)
+        if not kind.runs_code:  # answers are data: judged here, nothing is run
+            return kind.judge(spec, source, seed=seed)
         try:
             entry = self.cache.entry(spec, seed)
             cpu = self.cache.cpu(spec, seed, self.launcher)
@@ -74,17 +76,15 @@ class Runner:
             import traceback
 
             return internal_error(spec, seed, traceback.format_exc())
-        return judge_source(
+        trusted = TrustedInputs(entry.cases, entry.expected, entry.budget, cpu)
+        return kind.judge(
             spec,
             source,
             seed=seed,
             launcher=self.launcher,
             limits=limits,
-            cases=entry.cases,
-            expected=entry.expected,
-            budget=entry.budget,
-            cpu=cpu,
             progress=progress,
+            trusted=trusted,
         )
 
     def close(self) -> None:
@@ -114,7 +114,7 @@ def judge(
     spec = ProblemSet(problems_root).get(problem) if isinstance(problem, str) else problem
     launcher = sandbox_launcher()
     try:
-        return judge_source(spec, source, seed=seed, launcher=launcher, limits=limits)
+        return kind_of(spec).judge(spec, source, seed=seed, launcher=launcher, limits=limits)
     finally:
         launcher.close()
 

@@ -266,6 +266,9 @@ JUDGE_LAYERS: tuple[frozenset[str], ...] = tuple(
         {"judge.pictures"},
         {"judge.grading"},
         {"judge.run"},
+        # A kind says how its problems load, judge, bundle, prove and show themselves, with
+        # the rooms below; the bundle and the commands ask it, never branch on its name.
+        {"judge.kinds"},
         {"judge.browser", "judge.commands"},
     )
 )

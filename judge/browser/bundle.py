@@ -1,20 +1,19 @@
 """The public bundle of a problem: everything the browser may see, and nothing else.
 
-Never the reference, the wrong solutions or anything drawn from a secret seed. Expected
-observations are computed here, by CPython from the reference, for the public cases only.
-A quiz's bundle has its questions (questions.toml) and, for expression questions, the
-expected values at the public points: never answers.toml, its explanations or hidden points.
+Never the reference, the wrong solutions or anything drawn from a secret seed. What a
+bundle holds beyond that is the problem's kind's to say (judge/kinds/): a code problem's
+public cases with their expected observations, computed here by CPython from the
+reference; a quiz's questions and, for expression questions, the expected values at the
+public points: never answers.toml, its explanations or hidden points.
 """
 
 from __future__ import annotations
 
-from judge.problem.cases import PUBLIC_SEED, build_cases
-from judge.problem.spec import LANGS, ProblemKind, ProblemSpec
-from judge.run.judge_source import expected_observations
-from judge.wire.codec import encode
-from judge.wire.tensor import TensorData
+from judge.kinds.kind import BUNDLE_FORMAT
+from judge.kinds.registry import kind_of
+from judge.problem.spec import ProblemSpec
 
-BUNDLE_FORMAT = 1
+__all__ = ["BUNDLE_FORMAT", "public_bundle"]
 
 
 def public_bundle(problem: ProblemSpec) -> dict[str, object]:
@@ -24,40 +23,4 @@ def public_bundle(problem: ProblemSpec) -> dict[str, object]:
             f"{problem.slug} is a {problem.tier}-tier problem; "
             "only browser-tier problems run in the browser"
         )
-    if problem.quiz is not None:
-        return quiz_bundle(problem)
-    cases = build_cases(problem, PUBLIC_SEED)
-    expected = expected_observations(problem, cases)
-    tensors: list[TensorData] = []
-    return {
-        "format": BUNDLE_FORMAT,
-        "kind": ProblemKind.CODE.value,
-        "problem": problem.summary(),
-        "statements": {lang: problem.statement(lang) for lang in LANGS},
-        "starter": problem.starter_source(),
-        "driver": problem.cases_source(),
-        "cases": [
-            {
-                "name": c.name,
-                "args": c.args,
-                "check": c.check.to_dict(),
-                "expected": encode(expected[c.name], tensors),
-            }
-            for c in cases
-        ],
-    }
-
-
-def quiz_bundle(problem: ProblemSpec) -> dict[str, object]:
-    """A quiz's public bundle: what public_run.run_public needs to check shapes and the
-    expressions at their public points; `starter` is the blank answer sheet."""
-    if problem.quiz is None:
-        raise ValueError(f"{problem.slug} is not a quiz")
-    return {
-        "format": BUNDLE_FORMAT,
-        "kind": ProblemKind.QUIZ.value,
-        "problem": problem.summary(),
-        "statements": {lang: problem.statement(lang) for lang in LANGS},
-        "starter": problem.starter_source(),
-        "questions": problem.quiz.public_questions(),
-    }
+    return kind_of(problem).public_bundle(problem)

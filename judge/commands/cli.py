@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
+from judge.kinds.registry import kind_of
 from judge.messages import Message, lang_of, raw, say
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
@@ -291,66 +292,39 @@ def cmd_list(args: argparse.Namespace) -> int:
         _print_json([p.summary() for p in problems])
         return EXIT_OK
     lang = _lang(args)
-    rows = [(p.slug, p.kind.value, p.tier, str(p.points), p.title[lang]) for p in problems]
+    rows = [(p.slug, str(p.kind), p.tier, str(p.points), p.title[lang]) for p in problems]
     _print_table(say("cli.list_header").render(lang).split("|"), rows)
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
+    kind = kind_of(problem)
     lang = _lang(args)
     if args.json:
         extra: dict[str, object] = {
             "statement": problem.statement(lang),
             "starter": problem.starter_source(),
         }
-        if problem.quiz is not None:
-            extra["questions"] = [q.to_dict() for q in problem.quiz.questions]
-        _print_json(problem.summary() | extra)
+        _print_json(problem.summary() | extra | kind.details(problem))
         return EXIT_OK
-    if problem.quiz is not None:
-        from judge.commands.render import quiz_text
-
-        count = len(problem.quiz.questions)
-        print(f"{problem.title[lang]}  [{problem.slug}]")
-        print(say("cli.show_quiz", points=str(problem.points), count=count).render(lang) + "\n")
-        print(problem.statement(lang))
-        print(quiz_text(problem.quiz.questions, lang))
-        return EXIT_OK
-    limits = problem.limits
-    print(f"{problem.title[lang]}  [{problem.slug}]")
-    meta = say(
-        "cli.show_code",
-        tier=problem.tier,
-        points=str(problem.points),
-        time=f"{limits.time_per_case_s:g}",
-        memory=limits.memory_mb,
-        tags=", ".join(problem.tags),
-    )
-    print(meta.render(lang))
-    print(say("cli.show_define", names=", ".join(problem.names)).render(lang) + "\n")
-    print(problem.statement(lang))
+    print(kind.show_text(problem, lang))
     return EXIT_OK
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
+    kind = kind_of(problem)
     if not args.dir.is_dir():
         raise UsageError(say("cli.not_a_folder", path=str(args.dir)))
-    suffix = ".json" if problem.quiz is not None else ".py"
-    target = args.dir / f"{problem.slug.replace('-', '_')}{suffix}"
+    target = args.dir / f"{problem.slug.replace('-', '_')}{kind.starter_suffix}"
     if target.exists() and not args.force:
         raise UsageError(say("cli.already_exists", path=str(target)))
     target.write_text(problem.starter_source(), encoding="utf-8")
     slug = shlex.quote(problem.slug)
     run = _command(args.invocation, args.problems, f"run {slug} {shlex.quote(str(target))}")
-    lang = _lang(args)
-    if problem.quiz is not None:
-        show = _command(args.invocation, args.problems, f"show {slug}")
-        said = say("cli.init_wrote_quiz", target=str(target), show=show, run=run)
-        print(said.render(lang))
-        return EXIT_OK
-    print(say("cli.init_wrote", target=str(target), run=run).render(lang))
+    show = _command(args.invocation, args.problems, f"show {slug}")
+    print(kind.init_said(target, show, run).render(_lang(args)))
     return EXIT_OK
 
 
@@ -360,24 +334,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     problem = ProblemSet(args.problems).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
-    quiz = problem.quiz is not None  # answers are data: nothing runs, no sandbox is needed
-    launcher = args.make_sandbox() if args.sandbox and not quiz else None
+    kind = kind_of(problem)
+    runs = kind.runs_code  # answers that are data run nothing: no sandbox is needed
+    launcher = args.make_sandbox() if args.sandbox and runs else None
     lang = _lang(args)
-    if launcher is None and not args.json and not quiz:
+    if launcher is None and not args.json and runs:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
     progress = None if args.json or not sys.stderr.isatty() else _progress_in(lang)
     # A local child starts now, and its interpreter starts while this process imports the
     # judging machinery below. Not under a CPU rule: the reference is timed in a child of
     # its own first, with nothing else running.
     early = None
-    if launcher is None and not quiz and problem.cpu_rule is None:
+    if launcher is None and runs and problem.cpu_rule is None:
         from judge.run.launch import StartedLauncher
 
         early = StartedLauncher(problem, problem.limits)
     try:
-        from judge.run.judge_source import judge_source
-
-        report = judge_source(
+        report = kind.judge(
             problem, source, seed=args.seed, launcher=launcher or early, progress=progress,
             solution=str(args.file),
         )  # fmt: skip
@@ -432,7 +405,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             skipped = say("cli.skipped", slug=spec.slug, reason=torch_needed(args.invocation))
             print(skipped.render(lang), file=sys.stderr)
         specs = [s for s in specs if s.tier != "torch"]
-    code_problems = any(s.quiz is None for s in specs)
+    code_problems = any(kind_of(s).runs_code for s in specs)
     launcher = args.make_sandbox() if args.sandbox and code_problems else None
     try:
         results = [check_problem(p, launcher) for p in specs]

@@ -21,10 +21,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.problem.speed_spec import SpeedResult
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from judge.quiz.questions import Question
-
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
 # What a submission printed is shown whole up to this many characters of each block (it
 # may print a megabyte); `--json` has all the report holds.
@@ -219,34 +215,6 @@ def _print_explanations(report: Report, lang: str) -> None:
             text = case.explanation.get(lang) or next(iter(case.explanation.values()))
             right = say("right", lang, name=case.name)
             print("\n" + right + clean(text).strip().replace("\n", "\n  "))
-
-
-# Keyed by QuestionType's values: render is loaded by every `judge run`, the quiz
-# machinery (judge.quiz.questions) only for quizzes.
-_ANSWER_FORM = {
-    "number": "a number",
-    "choice": 'one option id, such as "{first}"',
-    "choices": 'a list of option ids, such as ["{first}"]',
-    "expression": 'an expression in {variables}, in a string, such as "{first} + 1"',
-}
-
-
-def quiz_text(questions: Sequence[Question], lang: str) -> str:
-    """A quiz's questions for a terminal: prompt, options, and the form of each answer."""
-    blocks = []
-    for i, q in enumerate(questions, 1):
-        first = q.options[0].id if q.options else (q.variables[0] if q.variables else "")
-        form = _ANSWER_FORM[q.type.value].format(first=first, variables=", ".join(q.variables))
-        if q.unit:
-            form += f" ({q.unit[lang]})"
-        lines = [f"{i}. {q.id}", "   " + q.prompt[lang].strip().replace("\n", "\n   ")]
-        lines += [f"   - {o.id}: {o.text[lang]}" for o in q.options]
-        if q.public_points:
-            points = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in q.public_points)
-            lines.append(f"   public points (Run checks these): {points}")
-        lines.append(f"   answer: {form}")
-        blocks.append("\n".join(lines))
-    return "\n\n" + "\n\n".join(blocks)
 
 
 def _print_case_output(report: Report, lang: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -55,7 +56,9 @@ QUIZ_LIMITS = Limits(time_per_case_s=1.0, total_time_s=10.0, memory_mb=256)
 
 
 class ProblemKind(str, Enum):
-    """What a submission to the problem is: code run on cases, or a quiz's answer sheet."""
+    """The names of the built-in kinds: code run on cases, or a quiz's answer sheet. A kind
+    is a class of judge/kinds/ (how its problems load, judge, bundle, prove themselves and
+    show); another kind registers its own name there (judge.kinds.registry.register)."""
 
     CODE = "code"
     QUIZ = "quiz"
@@ -78,7 +81,7 @@ class ProblemSpec:
     checker: CheckSpec
     path: Path
     version: str
-    kind: ProblemKind = ProblemKind.CODE
+    kind: str = ProblemKind.CODE  # a registered kind's name (a ProblemKind for a built-in one)
     quiz: Quiz | None = None  # a quiz's questions and answer key (judge/quiz/questions.py)
     cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
     speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
@@ -139,7 +142,7 @@ class ProblemSpec:
         """Public metadata as plain data (for --json and the web)."""
         return {
             "slug": self.slug,
-            "kind": self.kind.value,
+            "kind": str(self.kind),
             "title": dict(self.title),
             "tier": self.tier,
             "order": self.order,
@@ -166,26 +169,61 @@ def load_problem(folder: Path) -> ProblemSpec:
     if not folder.is_dir():
         raise SpecError(str(folder), None, "not a problem folder")
     toml_path = folder / "problem.toml"
-    _require_text(toml_path)
+    require_text(toml_path)
     try:
         data = tomllib.loads((toml_path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(_rel(toml_path), None, f"invalid TOML: {exc}") from None
-    kind = _kind(data, _rel(toml_path))
-    for name in QUIZ_FILES if kind is ProblemKind.QUIZ else REQUIRED_FILES:
-        _require_text(folder / name)
-    if kind is ProblemKind.QUIZ:
-        return _build_quiz(data, folder, _rel(toml_path))
-    return _build(data, folder, _rel(toml_path))
+    file = _rel(toml_path)
+    load = _loader(data, file)
+    return load(ProblemToml(data, folder, file))
 
 
-def _kind(data: dict[str, object], file: str) -> ProblemKind:
+@dataclass(frozen=True, slots=True)
+class ProblemToml:
+    """A problem folder whose problem.toml has been read: what a kind's loader starts from."""
+
+    data: dict[str, object]
+    folder: Path
+    file: str  # problem.toml's path as errors name it
+
+    def require(self, names: tuple[str, ...]) -> None:
+        """Each of `names` (the kind's files) is there and is UTF-8 text."""
+        for name in names:
+            require_text(self.folder / name)
+
+    def common(self) -> CommonFields:
+        """The fields every kind of problem has (slug, title, tier, ...), validated."""
+        return _common(Fields(self.data, self.file), self.folder, self.file)
+
+
+Loader = Callable[[ProblemToml], "ProblemSpec"]
+
+
+def load_code(toml: ProblemToml) -> ProblemSpec:
+    """A code problem: starter.py, reference.py and cases.py, run on cases."""
+    toml.require(REQUIRED_FILES)
+    return _build(toml.data, toml.folder, toml.file)
+
+
+def load_quiz(toml: ProblemToml) -> ProblemSpec:
+    """A quiz: questions.toml and answers.toml, judged as data."""
+    toml.require(QUIZ_FILES)
+    return _build_quiz(toml.data, toml.folder, toml.file)
+
+
+# How a folder of each kind loads, by problem.toml's `kind`. The built-in kinds' loaders are
+# here, since loading needs nothing above this room; judge.kinds.registry.register adds the
+# loader of any other kind (the hook by which the core's top reaches its bottom).
+LOADERS: dict[str, Loader] = {ProblemKind.CODE: load_code, ProblemKind.QUIZ: load_quiz}
+
+
+def _loader(data: dict[str, object], file: str) -> Loader:
     value = data.get("kind", ProblemKind.CODE.value)
-    try:
-        return ProblemKind(value)
-    except ValueError:
-        kinds = ", ".join(k.value for k in ProblemKind)
+    if not isinstance(value, str) or value not in LOADERS:
+        kinds = ", ".join(LOADERS)
         raise SpecError(file, "kind", f"{value!r} must be one of {kinds}") from None
+    return LOADERS[value]
 
 
 def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
@@ -196,7 +234,7 @@ def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec
     for name in CODE_FILES:
         if (folder / name).exists():
             raise SpecError(_rel(folder / name), None, "a quiz has no code files")
-    common = _common(_Fields(data, file), folder, file)
+    common = _common(Fields(data, file), folder, file)
     if common.tier != "browser":
         raise SpecError(file, "tier", "a quiz is browser tier: it needs nothing to run")
     from judge.quiz.questions import load_quiz
@@ -206,7 +244,7 @@ def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec
 
 
 @dataclass(frozen=True, slots=True)
-class _Common:
+class CommonFields:
     """The problem.toml fields every kind of problem has."""
 
     slug: str
@@ -230,7 +268,10 @@ class _Common:
         cpu_rule: CpuRule | None = None,
         speed: SpeedSpec | None = None,
         withheld: tuple[str, ...] = (),
+        kind: str | None = None,  # a registered kind's name; else code, or quiz with `quiz`
     ) -> ProblemSpec:
+        if kind is None:
+            kind = ProblemKind.CODE if quiz is None else ProblemKind.QUIZ
         return ProblemSpec(
             slug=self.slug,
             title=self.title,
@@ -244,7 +285,7 @@ class _Common:
             checker=checker,
             path=folder,
             version=content_version(folder),
-            kind=ProblemKind.CODE if quiz is None else ProblemKind.QUIZ,
+            kind=kind,
             quiz=quiz,
             cpu_rule=cpu_rule,
             speed=speed,
@@ -257,7 +298,7 @@ class _Common:
         )
 
 
-def _common(f: _Fields, folder: Path, file: str) -> _Common:
+def _common(f: Fields, folder: Path, file: str) -> CommonFields:
     slug = f.string("slug")
     if not SLUG_RE.match(slug):
         raise SpecError(file, "slug", f"{slug!r} must be lowercase letters, digits and dashes")
@@ -280,7 +321,7 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
         raise SpecError(
             file, "section", f"{section!r} must be lowercase letters, digits and dashes"
         )
-    return _Common(
+    return CommonFields(
         slug=slug,
         title=_titles(f.table("title"), file),
         tier=tier,
@@ -295,15 +336,15 @@ def _common(f: _Fields, folder: Path, file: str) -> _Common:
 
 
 def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
-    f = _Fields(data, file)
-    limits = _Fields(f.table("limits"), file, "limits")
+    f = Fields(data, file)
+    limits = Fields(f.table("limits"), file, "limits")
     speed = None
     if "speed" in data:
         from judge.problem.speed_spec import SpeedSpec  # only speed problems pay for it
 
         speed = SpeedSpec.from_table(f.table("speed"), file)
     common = _common(f, folder, file)
-    submission = _Fields(f.table("submission"), file, "submission")
+    submission = Fields(f.table("submission"), file, "submission")
     return common.spec(
         limits=_limits(limits),
         names=_names(submission),
@@ -315,7 +356,7 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
     )
 
 
-def _withheld(f: _Fields, tier: str) -> tuple[str, ...]:
+def _withheld(f: Fields, tier: str) -> tuple[str, ...]:
     """[submission] withheld: parts of mini_llm (the catalog names each) for a torch problem."""
     if "withheld" not in f.data:
         return ()
@@ -336,7 +377,7 @@ def _withheld(f: _Fields, tier: str) -> tuple[str, ...]:
     return tuple(modules)
 
 
-def _cpu_rule(f: _Fields) -> CpuRule | None:
+def _cpu_rule(f: Fields) -> CpuRule | None:
     """Both keys or neither: a factor without its slack (or the reverse) is a mistake."""
     keys = ("cpu_vs_reference", "cpu_slack_s")
     present = [k for k in keys if k in f.data]
@@ -361,7 +402,7 @@ def _titles(table: dict[str, object], file: str) -> dict[str, str]:
     return out
 
 
-def _limits(f: _Fields) -> Limits:
+def _limits(f: Fields) -> Limits:
     per_case = f.number("time_per_case_s", low=0.01, high=600)
     total = f.number("total_time_s", low=0.01, high=3600)
     if total < per_case:
@@ -373,7 +414,7 @@ def _limits(f: _Fields) -> Limits:
     )
 
 
-def _names(f: _Fields) -> tuple[str, ...]:
+def _names(f: Fields) -> tuple[str, ...]:
     names = f.strings("names")
     if not names:
         raise SpecError(
@@ -415,7 +456,7 @@ def content_version(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _require_text(path: Path) -> None:
+def require_text(path: Path) -> None:
     if not path.is_file():
         raise SpecError(_rel(path), None, "missing file")
     try:
@@ -429,7 +470,7 @@ def _rel(path: Path) -> str:
     return "/".join(parts[-3:]) if len(parts) >= 3 else str(path)
 
 
-class _Fields:
+class Fields:
     """Typed access to a TOML table with errors naming file and field."""
 
     def __init__(self, data: dict[str, object], file: str, prefix: str = "") -> None:

@@ -9,8 +9,9 @@ outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submissi
 report   = grade each case against expected            # trusted: checkers decide
 speed    = score the timed cases (speed problems)      # trusted: the parent's own clock
 
-A quiz (problem.kind "quiz") runs nothing: its answer sheet is judged here against
-answers.toml (judge/grading/quiz_grading.py), with the same Report.
+This is how a code problem is judged (judge/kinds/code_kind.py); a problem of another kind
+is judged by its kind (judge.kinds.registry.kind_of(problem).judge), which asks this module
+only for what it shares with code: the report of the judge's own failure, the seed's name.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ def judge_source(
     `expected`, `budget` and `cpu` (the calibrated cases' allowances) may come from a cache
     (the runner's); else they are computed here. `solution` names the learner's file in the
     tests that reproduce failing public cases (default: the name `judge init` writes)."""
+    if problem.kind != ProblemKind.CODE:
+        raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
-    if problem.kind is ProblemKind.QUIZ:
-        return judge_quiz(problem, source, seed)
     run = TrustedInputs(cases, expected, budget, cpu)
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
@@ -111,34 +112,6 @@ class TrustedInputs:
         cpu: dict[str, CpuAllowance] | None = None,
     ) -> None:
         self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
-
-
-def judge_quiz(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
-    """A quiz's answer sheet, judged in this process: nothing is executed, so no launcher,
-    limits or expected observations; a failure of the judge is still IE, never WA."""
-    try:
-        from judge.grading.quiz_grading import (
-            judge_answers,  # only quizzes pay for the answer machinery
-        )
-
-        if problem.quiz is None:
-            raise RuntimeError(f"{problem.slug} is a quiz without questions")
-        outcome = judge_answers(problem.quiz, source, PUBLIC_SEED if seed is None else seed)
-    except Exception:  # noqa: BLE001 - the sheet was read strictly; whatever broke is the judge
-        import traceback
-
-        return internal_error(problem, seed, traceback.format_exc())
-    return Report(
-        problem=problem.slug,
-        version=problem.version,
-        verdict=outcome.verdict,
-        score=problem.points if outcome.verdict is Verdict.AC else 0,
-        cases=outcome.cases,
-        time_ms=outcome.time_ms,
-        compile_error=outcome.compile_error,
-        seed=_seed_kind(seed),
-        environment=environment.describe(problem.tier, "quiz"),
-    )
 
 
 def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
@@ -268,7 +241,7 @@ def build_report(
         compile_error=compile_error,
         stdout=result.stdout.decode("utf-8", "replace"),
         stderr=result.stderr.decode("utf-8", "replace"),
-        seed=_seed_kind(seed),
+        seed=seed_kind(seed),
         environment=env,
         withheld_stdout=result.withheld_stdout.decode("utf-8", "replace"),
         withheld_stderr=result.withheld_stderr.decode("utf-8", "replace"),
@@ -316,13 +289,14 @@ def internal_error(problem: ProblemSpec | str, seed: int | None, detail: str) ->
         verdict=Verdict.IE,
         score=0,
         cases=(),
-        seed=_seed_kind(seed),
+        seed=seed_kind(seed),
         internal_error=detail[-8000:],
     )
 
 
-def _seed_kind(seed: int | None) -> str:
+def seed_kind(seed: int | None) -> str:
+    """A report's `seed`: "public", or "secret" for any other (never the seed itself)."""
     return "public" if seed is None or seed == PUBLIC_SEED else "secret"
 
 
-__all__ = ["crash_verdict", "expected_observations", "judge_quiz", "judge_source"]
+__all__ = ["crash_verdict", "expected_observations", "judge_source"]

@@ -20,9 +20,9 @@ from judge.commands.selfcheck import check_problem
 from judge.errors import SourceError, SpecError
 from judge.grading.quiz_grading import AT_SUBMIT
 from judge.grading.report import CaseResult, Report
+from judge.kinds.registry import kind_of
 from judge.problem.spec import ProblemKind, ProblemSpec, load_problem
 from judge.quiz.expression import Expression
-from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,6 +32,11 @@ PROPERTY = settings(
     derandomize=True,  # the same examples every run: a property test must not flake
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+
+
+def judged(problem: ProblemSpec, source: str, seed: int | None = None) -> Report:
+    """A submission judged by its problem's kind, as `judge run`, the runner and the web do."""
+    return kind_of(problem).judge(problem, source, seed=seed)
 
 
 def sheet(**changes: object) -> str:
@@ -143,7 +148,7 @@ def test_a_malformed_expect_key_names_the_sheet_and_the_field(make_quiz: MakeQui
 def test_the_right_answers_are_accepted_with_the_points_and_an_explanation_each(
     quiz: ProblemSpec,
 ) -> None:
-    report = judge_source(quiz, sheet())
+    report = judged(quiz, sheet())
     assert report.verdict is Verdict.AC and report.score == 30 and report.passed == 4
     assert case(report, "sum").explanation == {
         "zh": "一加二得三。",
@@ -169,7 +174,7 @@ def test_the_right_answers_are_accepted_with_the_points_and_an_explanation_each(
 def test_a_wrong_answer_is_wa_with_a_message_that_gives_nothing_away(
     quiz: ProblemSpec, name: str, answer: object, message: str
 ) -> None:
-    report = judge_source(quiz, sheet(**{name: answer}))
+    report = judged(quiz, sheet(**{name: answer}))
     assert report.verdict is Verdict.WA and report.score == 0
     assert verdicts(report) == dict.fromkeys(RIGHT, Verdict.AC) | {name: Verdict.WA}
     wrong = case(report, name)
@@ -183,7 +188,7 @@ def test_an_expression_right_only_at_the_points_it_was_shown_fails_at_hidden_one
 ) -> None:
     """Zero at n = 1, 3 and 1000 (the public and fixed points), wrong at the drawn ones."""
     sneaky = "n*p + n*(n-1)/2 + (n-1)*(n-3)*(n-1000)"
-    wrong = case(judge_source(quiz, sheet(formula=sneaky)), "formula")
+    wrong = case(judged(quiz, sheet(formula=sneaky)), "formula")
     assert wrong.verdict is Verdict.WA
     assert wrong.message == "right at the public points, but differs at a point the judge chose"
     assert "n=" not in wrong.message
@@ -193,19 +198,19 @@ def test_a_number_within_the_tolerance_is_right(make_quiz: MakeQuiz) -> None:
     problem = load_problem(
         make_quiz({"answers.toml": ANSWERS.replace("rel_tol = 0", "rel_tol = 0.01")})
     )
-    assert case(judge_source(problem, sheet(sum=3.02)), "sum").verdict is Verdict.AC
+    assert case(judged(problem, sheet(sum=3.02)), "sum").verdict is Verdict.AC
 
 
 @pytest.mark.parametrize("blank", ["{}", '{"sum": null}', '{"_note": "nothing yet"}'])
 def test_a_question_left_out_is_wa_not_answered(quiz: ProblemSpec, blank: str) -> None:
-    report = judge_source(quiz, blank)
+    report = judged(quiz, blank)
     assert report.verdict is Verdict.WA
     assert {c.message for c in report.cases} == {"not answered"}
 
 
 def test_keys_beginning_with_an_underscore_are_notes(quiz: ProblemSpec) -> None:
     source = json.dumps({"_expect": "WA at case sum", "_why": [1, {"x": None}], **RIGHT})
-    assert judge_source(quiz, source).verdict is Verdict.AC
+    assert judged(quiz, source).verdict is Verdict.AC
 
 
 @pytest.mark.parametrize(
@@ -226,7 +231,7 @@ def test_keys_beginning_with_an_underscore_are_notes(quiz: ProblemSpec) -> None:
 def test_a_sheet_that_is_not_an_object_of_answers_is_ce_for_the_run(
     quiz: ProblemSpec, source: str, message: str, line: int | None
 ) -> None:
-    report = judge_source(quiz, source)
+    report = judged(quiz, source)
     assert report.verdict is Verdict.CE and report.cases == ()
     assert report.compile_error is not None and report.compile_error["kind"] == "answers"
     assert message in str(report.compile_error["message"])
@@ -255,7 +260,7 @@ def test_a_sheet_that_is_not_an_object_of_answers_is_ce_for_the_run(
 def test_an_answer_of_the_wrong_shape_is_ce_for_that_question_only(
     quiz: ProblemSpec, name: str, answer: object, message: str
 ) -> None:
-    report = judge_source(quiz, sheet(**{name: answer}))
+    report = judged(quiz, sheet(**{name: answer}))
     wrong = case(report, name)
     assert wrong.message == message
     others = {n: v for n, v in verdicts(report).items() if n != name}
@@ -266,12 +271,12 @@ def test_an_answer_of_the_wrong_shape_is_ce_for_that_question_only(
 
 def test_an_empty_sheet_is_refused_like_empty_source(quiz: ProblemSpec) -> None:
     with pytest.raises(SourceError, match="empty"):
-        judge_source(quiz, "  \n")
+        judged(quiz, "  \n")
 
 
 def test_a_question_the_key_does_not_answer_is_the_judges_failure(make_quiz: MakeQuiz) -> None:
     problem = load_problem(make_quiz({"answers.toml": ANSWERS.split("[pick]")[0]}))
-    report = judge_source(problem, sheet())
+    report = judged(problem, sheet())
     assert report.verdict is Verdict.IE and report.internal_error
     result = check_problem(problem)
     assert not result.ok and "no answer for pick, picks, formula" in result.checks[0].detail
@@ -292,7 +297,7 @@ json_values = st.recursive(
 @PROPERTY
 @given(st.dictionaries(st.sampled_from([*RIGHT, "_x", "other"]), json_values))
 def test_no_sheet_of_json_data_makes_the_judge_fail(quiz: ProblemSpec, data: dict) -> None:
-    report = judge_source(quiz, json.dumps(data))
+    report = judged(quiz, json.dumps(data))
     assert report.verdict is not Verdict.IE, report.internal_error
     for result in report.cases:
         assert (result.explanation is not None) == (result.verdict is Verdict.AC)
@@ -302,14 +307,14 @@ def test_no_sheet_of_json_data_makes_the_judge_fail(quiz: ProblemSpec, data: dic
 @given(st.text(min_size=1, max_size=200))
 def test_no_text_makes_the_judge_fail(quiz: ProblemSpec, text: str) -> None:
     try:
-        report = judge_source(quiz, text)
+        report = judged(quiz, text)
     except SourceError:
         return
     assert report.verdict is not Verdict.IE, report.internal_error
 
 
 def test_an_explanation_survives_the_report_round_trip(quiz: ProblemSpec) -> None:
-    report = judge_source(quiz, sheet(sum=4))
+    report = judged(quiz, sheet(sum=4))
     data = json.loads(json.dumps(report.to_dict()))
     assert "explanation" not in data["cases"][0] and data["cases"][1]["explanation"]["en"]
     assert Report.from_dict(data).to_dict() == report.to_dict()
@@ -363,7 +368,7 @@ def test_the_browser_agrees_with_the_judge_on_every_question_it_checks(
 ) -> None:
     """A failure the browser finds is the judge's too; an expression right at the public
     points may still fail at the judge's own points, as a code problem's hidden cases can."""
-    local = judge_source(quiz, source)
+    local = judged(quiz, source)
     seen = browser(quiz, source)
     assert ("compile_error" in seen) == (local.compile_error is not None)
     for result in seen["cases"]:

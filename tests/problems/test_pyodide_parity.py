@@ -27,6 +27,7 @@ import judge
 from judge.browser.bundle import public_bundle
 from judge.browser.public_run import run_public
 from judge.grading.report import Report
+from judge.kinds.registry import kind_of
 from judge.problem.cases import build_cases
 from judge.problem.spec import ProblemSpec, load_problem
 from judge.run.judge_source import expected_observations, judge_source
@@ -206,7 +207,9 @@ def test_browser_verdict_matches_the_local_judge(
         )
     problem = PROBLEMS[sub.slug]
     if problem.quiz is not None:
-        _quiz_verdicts_agree(sub, judge_source(problem, sub.source), cpython_reports[sub.job_id])
+        _quiz_verdicts_agree(
+            sub, kind_of(problem).judge(problem, sub.source), cpython_reports[sub.job_id]
+        )
         return
     local = judge_source(problem, sub.source, expected=expected[sub.slug])
     assert cpython_reports[sub.job_id]["verdict"] == local.verdict.value

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
+from judge.kinds.registry import kind_of
 from web.accounts.auth import require_user
 from web.attempts import drafts
 from web.boards.leaderboard import progress
@@ -32,7 +33,7 @@ def problem_summary(problem: Any, hidden: set[str]) -> dict[str, Any]:
         },
         "names": list(problem.names),
         "version": problem.version,
-        "kind": problem.kind.value,
+        "kind": str(problem.kind),
         "hidden": problem.slug in hidden,
         "url": f"/api/problems/{problem.slug}",
     }
@@ -59,8 +60,7 @@ def get_problem(slug: str) -> Any:
     item = problem_summary(problem, state.catalog.hidden(g.db))
     item["statement"] = {lang: problem.statement(lang) for lang in ("en", "zh")}
     item["starter"] = problem.starter_source()
-    if problem.quiz is not None:  # public by design: no answer, only public points' values
-        item["questions"] = problem.quiz.public_questions()
+    item |= kind_of(problem).public_details(problem)  # a quiz's questions: public by design
     item["hints"] = [hint.to_dict() for hint in problem.hints]  # public: no answer in them
     item["has_editorial"] = problem.has_editorial
     item["starter_url"] = f"/api/problems/{slug}/starter"

@@ -25,10 +25,11 @@ from typing import Any, Protocol
 
 from judge.errors import SourceError, UnknownProblem
 from judge.grading.report import Report
+from judge.kinds.registry import kind_of
 from judge.problem.cases import PUBLIC_SEED
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
-from judge.run.judge_source import internal_error, judge_source
+from judge.run.judge_source import internal_error
 from judge.run.launch import ChildUser
 from judge.run.source_check import MAX_SOURCE_BYTES, validate_source
 from judge.verdict import Verdict
@@ -119,7 +120,7 @@ class Judge(Protocol):
 
 
 class LocalJudge:
-    """The core's judge_source, called in a small pool of judging processes (unsafe-local).
+    """The problem's kind's judge, called in a small pool of judging processes (unsafe-local).
 
     Not in the server's own threads: starting and ending a child opens and closes pipes,
     and a file descriptor closed twice there could close a socket or the database file
@@ -193,7 +194,7 @@ def _exit_with(server_pid: int) -> None:
 
 
 def _judge_in_worker(problem: ProblemSpec, code: str, seed: int) -> dict[str, Any]:
-    report = judge_source(problem, code, seed=seed, launcher=_WORKER_LAUNCHER)
+    report = kind_of(problem).judge(problem, code, seed=seed, launcher=_WORKER_LAUNCHER)
     return dict(report.to_dict(admin=True))
 
 
