@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from flask import g, has_request_context, request
 
-LANGS = ("en", "zh")
+from judge.messages import LANGS
+
 COOKIE = "lang"
 
 MESSAGES: dict[str, dict[str, str]] = {

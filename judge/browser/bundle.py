@@ -8,8 +8,9 @@ expected values at the public points: never answers.toml, its explanations or hi
 
 from __future__ import annotations
 
+from judge.messages import LANGS
 from judge.problem.cases import PUBLIC_SEED, build_cases
-from judge.problem.spec import LANGS, ProblemKind, ProblemSpec
+from judge.problem.spec import ProblemKind, ProblemSpec
 from judge.run.judge_source import expected_observations
 from judge.wire.codec import encode
 from judge.wire.tensor import TensorData
