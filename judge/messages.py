@@ -283,6 +283,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "IE  判题内部错误：出错的是判题器，不是你的代码。请报告这个问题。",
     },
     "cli.at_line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
+    # What follows a verdict's name before its detail: Chinese takes a full-width colon.
+    "cli.colon": {"en": ": ", "zh": "："},
     "cli.row_values": {
         "en": "{text}: got {got}, expected {expected}",
         "zh": "{text}；实际 {got}，期望 {expected}",
@@ -481,6 +483,12 @@ CATALOG: dict[str, dict[str, str]] = {
     "picture.bars.mla": {
         "en": "{layers} layers x ({latent} latent + {rope} rope) x {bytes} bytes = {total}",
         "zh": "{layers} 层 x（潜向量 {latent} + 旋转部分 {rope}）x {bytes} 字节 = {total}",
+    },
+    # The header of a failing case's test file (judge/pictures/reproduce.py): both languages
+    # at once, since the file is saved and read away from any language setting.
+    "picture.test_save": {
+        "en": "Save it as {test} beside your solution ({solution}) and run:",
+        "zh": "保存为 {test}，放在你的解答（{solution}）旁边，然后运行：",
     },
 }
 
