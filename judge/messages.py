@@ -615,9 +615,16 @@ def lang_of(environ: dict[str, str]) -> str:
     return "zh" if value.lower().startswith("zh") else "en"
 
 
+# The words of `judge run`'s text art of a picture: never a report's message (the browser
+# draws the pictures itself, web/frontend/src/*_picture.js), so they stay out of app.js.
+TEXT_ART = "picture."
+
+
 def catalog_json() -> str:
-    """The catalog as JSON, for the browser's renderer (built into app.js)."""
-    return json.dumps(CATALOG, ensure_ascii=False, sort_keys=True)
+    """The catalog as JSON, for the browser's renderer (built into app.js): every message a
+    report can carry."""
+    said = {key: texts for key, texts in CATALOG.items() if not key.startswith(TEXT_ART)}
+    return json.dumps(said, ensure_ascii=False, sort_keys=True)
 
 
 if __name__ == "__main__":  # python -m judge.messages: the JSON the front-end build embeds
