@@ -26,7 +26,7 @@ CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 ALLOWED = {
     "judge/textcap.py": "the note ending a cut text (both languages in one string) is written "
     "in the child process (judge/run/child.py), which imports textcap at every start: the "
-    "catalog there would cost each start its import (about 6 ms, for dataclasses) or run an "
+    "catalog there would cost each start its import (about 5 ms, for dataclasses) or run an "
     "import after the submission's code has",
 }
 
