@@ -241,7 +241,7 @@ def page_bundle(problem: Any) -> dict[str, object]:
     """What the problem page loads: the core's public bundle for browser-tier problems;
     for the others (torch), which cannot run in Pyodide, the statement and starter only."""
     from judge.browser.bundle import public_bundle
-    from judge.problem.spec import LANGS
+    from judge.messages import LANGS
 
     if problem.tier == "browser":
         bundle = public_bundle(problem)

@@ -283,6 +283,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "IE  判题内部错误：出错的是判题器，不是你的代码。请报告这个问题。",
     },
     "cli.at_line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
+    # What follows a verdict's name before its detail: Chinese takes a full-width colon.
+    "cli.colon": {"en": ": ", "zh": "："},
     "cli.row_values": {
         "en": "{text}: got {got}, expected {expected}",
         "zh": "{text}；实际 {got}，期望 {expected}",
@@ -417,6 +419,77 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "{passed}/{total} 道题通过自检",
     },
     "cli.check_failing": {"en": "; failing: {slugs}", "zh": "；未通过：{slugs}"},
+    # The text art of a failing public case's picture, as `judge run` prints it
+    # (judge/pictures: case_pictures.py, pool_art.py, bar_art.py). Numbers come formatted.
+    "picture.expected": {"en": "expected", "zh": "期望"},
+    "picture.got": {"en": "got", "zh": "实际"},
+    "picture.roofline.head": {
+        "en": "roofline (peak {peak} TFLOP/s, {bandwidth} TB/s, ridge {ridge} FLOP/byte):",
+        "zh": "屋顶线（峰值 {peak} TFLOP/s，带宽 {bandwidth} TB/s，拐点 {ridge} FLOP/字节）：",
+    },
+    "picture.roofline.point": {
+        "en": "{phase} expected I={want_i} at {want_f} TFLOP/s; got {got}",
+        "zh": "{phase} 期望 I={want_i}，{want_f} TFLOP/s；实际 {got}",
+    },
+    "picture.roofline.no_point": {"en": "no point", "zh": "无法画点"},
+    "picture.pool.head": {
+        "en": 'block pool after step {step} ({op}); "!" marks a block that differs:',
+        "zh": "第 {step} 步（{op}）之后的块池；“!” 标出不同的块：",
+    },
+    "picture.pool.block": {"en": "block", "zh": "块"},
+    "picture.pool.free": {
+        "en": "free queue, head first: expected [{want}]; got [{got}]",
+        "zh": "空闲队列（队首在前）：期望 [{want}]；实际 [{got}]",
+    },
+    "picture.pool.legend": {
+        "en": "sN: held by sequence N; xK: K references; c: cached; f@I: I-th in the free queue",
+        "zh": "sN：序列 N 持有；xK：引用计数 K；c：已缓存；f@I：空闲队列中第 I 个",
+    },
+    # The bars' words: a unit, a row, a part or a list, named by the picture's own data.
+    "picture.bars.head_step": {
+        "en": 'after step {step} ({op}), in {unit}; "!" marks a part that differs:',
+        "zh": "第 {step} 步（{op}）之后，单位：{unit}；“!” 标出不同的部分：",
+    },
+    "picture.bars.head": {
+        "en": 'in {unit}; "!" marks a part that differs:',
+        "zh": "单位：{unit}；“!” 标出不同的部分：",
+    },
+    "picture.bars.blocks": {"en": "blocks", "zh": "块"},
+    "picture.bars.tokens": {"en": "token slots", "zh": "token 槽位"},
+    "picture.bars.bytes": {"en": "bytes per token", "zh": "每 token 字节"},
+    "picture.bars.pool": {"en": "pool", "zh": "块池"},
+    "picture.bars.contiguous": {"en": "contiguous", "zh": "连续分配"},
+    "picture.bars.paged": {"en": "paged", "zh": "分页"},
+    "picture.bars.per_token": {"en": "KV per token", "zh": "每 token 的 KV"},
+    "picture.bars.used": {"en": "used", "zh": "已用"},
+    "picture.bars.internal": {"en": "internal waste", "zh": "内部浪费"},
+    "picture.bars.external": {"en": "external waste", "zh": "外部浪费"},
+    "picture.bars.hole": {"en": "largest hole", "zh": "最大空洞"},
+    "picture.bars.free": {"en": "free", "zh": "空闲"},
+    "picture.bars.k": {"en": "K (keys)", "zh": "K（键）"},
+    "picture.bars.v": {"en": "V (values)", "zh": "V（值）"},
+    "picture.bars.latent": {"en": "latent", "zh": "潜向量"},
+    "picture.bars.rope": {"en": "rope", "zh": "旋转部分"},
+    "picture.bars.total": {"en": "total", "zh": "总计"},
+    "picture.bars.running": {"en": "running", "zh": "运行"},
+    "picture.bars.waiting": {"en": "waiting", "zh": "等待"},
+    "picture.bars.preempted": {"en": "preempted", "zh": "被抢占"},
+    "picture.bars.gqa": {
+        "en": "{layers} layers x 2 (K + V) x {kv_heads} KV heads x {head_dim} head dim"
+        " x {bytes} bytes = {total}",
+        "zh": "{layers} 层 x 2（K + V）x {kv_heads} 个 KV 头 x 头维度 {head_dim}"
+        " x {bytes} 字节 = {total}",
+    },
+    "picture.bars.mla": {
+        "en": "{layers} layers x ({latent} latent + {rope} rope) x {bytes} bytes = {total}",
+        "zh": "{layers} 层 x（潜向量 {latent} + 旋转部分 {rope}）x {bytes} 字节 = {total}",
+    },
+    # The header of a failing case's test file (judge/pictures/reproduce.py): both languages
+    # at once, since the file is saved and read away from any language setting.
+    "picture.test_save": {
+        "en": "Save it as {test} beside your solution ({solution}) and run:",
+        "zh": "保存为 {test}，放在你的解答（{solution}）旁边，然后运行：",
+    },
 }
 
 
@@ -542,9 +615,16 @@ def lang_of(environ: dict[str, str]) -> str:
     return "zh" if value.lower().startswith("zh") else "en"
 
 
+# The words of `judge run`'s text art of a picture: never a report's message (the browser
+# draws the pictures itself, web/frontend/src/*_picture.js), so they stay out of app.js.
+TEXT_ART = "picture."
+
+
 def catalog_json() -> str:
-    """The catalog as JSON, for the browser's renderer (built into app.js)."""
-    return json.dumps(CATALOG, ensure_ascii=False, sort_keys=True)
+    """The catalog as JSON, for the browser's renderer (built into app.js): every message a
+    report can carry."""
+    said = {key: texts for key, texts in CATALOG.items() if not key.startswith(TEXT_ART)}
+    return json.dumps(said, ensure_ascii=False, sort_keys=True)
 
 
 if __name__ == "__main__":  # python -m judge.messages: the JSON the front-end build embeds

@@ -4,6 +4,12 @@ A learner reads every message whole; only text whose length the submission contr
 exception's message, a traceback, a returned value's repr, what it printed) has a cap,
 and a cut text ends with how much was left out, in both languages, so nothing is lost
 silently.
+
+The note is the one sentence of the core not in judge/messages.py's catalog: the child
+process imports this module at every start and cuts text after the submission has run,
+so reaching the catalog would cost each start its import (about 5 ms, for dataclasses) or
+import it lazily after untrusted code has had the interpreter. The note is raw text with
+both languages in it, never translated later, so it needs no key either.
 """
 
 from __future__ import annotations

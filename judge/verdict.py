@@ -26,10 +26,6 @@ class Verdict(str, Enum):
         """Lower is more severe."""
         return _ORDER[self]
 
-    @property
-    def label(self) -> str:
-        return _LABELS[self]
-
     @classmethod
     def parse(cls, text: str) -> Verdict:
         """Read a verdict name such as "WA"; raises ValueError with the allowed names."""
@@ -41,17 +37,6 @@ class Verdict(str, Enum):
 
 
 _ORDER = {v: i for i, v in enumerate(Verdict)}
-
-_LABELS = {
-    Verdict.IE: "Internal error",
-    Verdict.CE: "Compile error",
-    Verdict.RE: "Runtime error",
-    Verdict.MLE: "Memory limit exceeded",
-    Verdict.TLE: "Time limit exceeded",
-    Verdict.OLE: "Output limit exceeded",
-    Verdict.WA: "Wrong answer",
-    Verdict.AC: "Accepted",
-}
 
 
 def overall(verdicts: list[Verdict]) -> Verdict:

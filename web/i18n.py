@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from flask import g, has_request_context, request
 
-LANGS = ("en", "zh")
+from judge.messages import LANGS
+
 COOKIE = "lang"
 
 MESSAGES: dict[str, dict[str, str]] = {
@@ -416,6 +417,59 @@ MESSAGES: dict[str, dict[str, str]] = {
     "err_not_accepted": {
         "en": "the editorial opens after an accepted submission to this problem",
         "zh": "这道题的提交通过之后才能看题解",
+    },
+    # The handbook chapter the problems practise (web/content/handbook.py): its title, and each
+    # section's heading (the chapter's own, translated) and one line on what it teaches.
+    "chapter_title": {
+        "en": "The KV cache and the two phases of inference",
+        "zh": "KV Cache 与两阶段推理",
+    },
+    "section_self_test_title": {"en": "Self-test", "zh": "自测"},
+    "section_self_test_gist": {
+        "en": "Five questions: if you can answer them all, you can skip the chapter.",
+        "zh": "五个问题：都答得上来，就可以跳过这一章。",
+    },
+    "section_why_cache_title": {"en": "Why K and V can be cached", "zh": "为什么 K、V 可以缓存"},
+    "section_why_cache_gist": {
+        "en": "Under causal attention an old token's K and V never change and its Q is used "
+        "once, so generating n tokens costs about n tokens of work instead of n²/2.",
+        "zh": "因果注意力下旧 token 的 K、V 不再变化，Q 只用一次；"
+        "生成 n 个 token 的工作量从约 n²/2 降到约 n。",
+    },
+    "section_verify_title": {
+        "en": "Checking: step by step with a cache equals a full recompute",
+        "zh": "验证：带缓存的逐步计算等于完整重算",
+    },
+    "section_verify_gist": {
+        "en": "Prefill, then decode one token at a time: the logits must match one full "
+        "forward pass. The usual test of an inference implementation.",
+        "zh": "先 prefill 再逐个 decode，得到的 logits 应与一次性前向一致："
+        "这是检验推理实现最常用的办法。",
+    },
+    "section_prefill_decode_title": {"en": "Prefill and decode", "zh": "prefill 与 decode"},
+    "section_prefill_decode_gist": {
+        "en": "Prefill shares one read of the weights among T tokens and is compute-bound; "
+        "decode has one token per step and is bound by memory bandwidth.",
+        "zh": "prefill 一次读权重服务 T 个 token，受算力限制；"
+        "decode 每步一个 token，受显存带宽限制。",
+    },
+    "section_batching_title": {
+        "en": "Batching: many requests share one read of the weights",
+        "zh": "批处理：让多个请求分摊权重读取",
+    },
+    "section_batching_gist": {
+        "en": "Decoding 8 requests together made a step only about 60% slower, about 5x the "
+        "throughput; but each request's KV is its own, and memory runs out first.",
+        "zh": "8 个请求一起 decode，每步只慢约 60%，吞吐约为 5 倍；"
+        "但每个请求的 KV 无法分摊，显存先耗尽。",
+    },
+    "section_memory_title": {"en": "Managing KV-cache memory", "zh": "KV Cache 的显存管理"},
+    "section_memory_gist": {
+        "en": "Reserving the maximum length fragments memory; PagedAttention hands out and "
+        "shares fixed-size blocks, and prefix caching, preemption, offloading and "
+        "quantization build on it.",
+        "zh": "按最大长度预留会造成碎片；"
+        "PagedAttention 按块分配、按块共享，另有前缀缓存、抢占、卸载和量化。",
     },
 }
 

@@ -96,7 +96,7 @@ def print_report(
         text = messages.render(
             str(error.get("message", "")), error.get("message_key"), error.get("message_args"), lang
         )
-        colon = "：" if lang == "zh" else ": "
+        colon = say("colon", lang)
         print(
             f"{report.verdict.value}  {_label(report.verdict, lang)}{where}{colon}{clean(text)}",
             file=out,
@@ -121,7 +121,7 @@ def print_report(
         _print_case_output(report, lang)
     _print_output(report, lang)
     passed = say("passed", lang, passed=report.passed, total=len(report.cases))
-    colon = "：" if lang == "zh" else ": "
+    colon = say("colon", lang)
     summary = f"{report.verdict.value}  {_label(report.verdict, lang)}{colon}{passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
     if report.speed is not None:

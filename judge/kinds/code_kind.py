@@ -4,8 +4,8 @@ with reference.py's observations (judge/run/judge_source.py)."""
 from __future__ import annotations
 
 from judge.kinds.kind import BUNDLE_FORMAT, ProblemKindType, title_line
-from judge.messages import Message, say
-from judge.problem.spec import LANGS, ProblemKind, ProblemSpec, ProblemToml, load_code
+from judge.messages import LANGS, Message, say
+from judge.problem.spec import ProblemKind, ProblemSpec, ProblemToml, load_code
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:

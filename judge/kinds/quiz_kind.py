@@ -7,9 +7,9 @@ from judge.grading import environment
 from judge.grading.report import Report
 from judge.kinds.kind import BUNDLE_FORMAT, ProblemKindType, title_line
 from judge.kinds.proof import EXTRA_SEEDS, Check, fails_where_declared, why
-from judge.messages import Message, say
+from judge.messages import LANGS, Message, say
 from judge.problem.cases import PUBLIC_SEED
-from judge.problem.spec import LANGS, ProblemKind, ProblemSpec, ProblemToml, load_quiz
+from judge.problem.spec import ProblemKind, ProblemSpec, ProblemToml, load_quiz
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judge.messages import say
+
 # The steps a report carries before the one that differs, as judge/pictures/pool_art.py keeps.
 MAX_FRAMES = 12
 # Columns of a text bar: wide enough to tell 1 of 16 blocks apart, narrow for a terminal.
@@ -32,61 +34,17 @@ FILL = {
 }
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1}
 
-LABELS = {
-    "head_step": {
-        "en": 'after step {step} ({op}), in {unit}; "!" marks a part that differs:',
-        "zh": "第 {step} 步（{op}）之后，单位：{unit}；“!” 标出不同的部分：",
-    },
-    "head": {
-        "en": 'in {unit}; "!" marks a part that differs:',
-        "zh": "单位：{unit}；“!” 标出不同的部分：",
-    },
-    "blocks": {"en": "blocks", "zh": "块"},
-    "tokens": {"en": "token slots", "zh": "token 槽位"},
-    "bytes": {"en": "bytes per token", "zh": "每 token 字节"},
-    "pool": {"en": "pool", "zh": "块池"},
-    "contiguous": {"en": "contiguous", "zh": "连续分配"},
-    "paged": {"en": "paged", "zh": "分页"},
-    "per_token": {"en": "KV per token", "zh": "每 token 的 KV"},
-    "expected": {"en": "expected", "zh": "期望"},
-    "got": {"en": "got", "zh": "实际"},
-    "used": {"en": "used", "zh": "已用"},
-    "internal": {"en": "internal waste", "zh": "内部浪费"},
-    "external": {"en": "external waste", "zh": "外部浪费"},
-    "hole": {"en": "largest hole", "zh": "最大空洞"},
-    "free": {"en": "free", "zh": "空闲"},
-    "k": {"en": "K (keys)", "zh": "K（键）"},
-    "v": {"en": "V (values)", "zh": "V（值）"},
-    "latent": {"en": "latent", "zh": "潜向量"},
-    "rope": {"en": "rope", "zh": "旋转部分"},
-    "total": {"en": "total", "zh": "总计"},
-    "running": {"en": "running", "zh": "运行"},
-    "waiting": {"en": "waiting", "zh": "等待"},
-    "preempted": {"en": "preempted", "zh": "被抢占"},
-    "gqa": {
-        "en": "{layers} layers x 2 (K + V) x {kv_heads} KV heads x {head_dim} head dim"
-        " x {bytes} bytes = {total}",
-        "zh": "{layers} 层 x 2（K + V）x {kv_heads} 个 KV 头 x 头维度 {head_dim}"
-        " x {bytes} 字节 = {total}",
-    },
-    "mla": {
-        "en": "{layers} layers x ({latent} latent + {rope} rope) x {bytes} bytes = {total}",
-        "zh": "{layers} 层 x（潜向量 {latent} + 旋转部分 {rope}）x {bytes} 字节 = {total}",
-    },
-}
-
-
-def say(key: str, lang: str, **values: object) -> str:
-    text = LABELS[key]
-    return (text.get(lang) or text["en"]).format(**values)
+# The catalog's words for the bars are picture.bars.<name>, <name> being the picture's own
+# data (a unit, a row, a part, a list): a stored picture names them, not the catalog's keys.
+WORDS = "picture.bars."
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
     """One bar: its parts in order, and the request lists beside it (the scheduler's)."""
 
-    name: str  # a LABELS key: pool, contiguous, paged, per_token
-    parts: tuple[tuple[str, int], ...]  # (a LABELS key, its size), left to right
+    name: str  # a word of the catalog (WORDS): pool, contiguous, paged, per_token
+    parts: tuple[tuple[str, int], ...]  # (a word of the catalog, its size), left to right
     lists: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, object]:
@@ -327,25 +285,25 @@ def art_lines(picture: dict[str, object], lang: str) -> list[str]:
     """The bars after the differing step as text: each row expected above got, one
     character per part, then each part's size with a "!" where it differs."""
     shown = BarTrail.from_dict(picture)
-    unit = say(shown.unit, lang)
+    unit = _word(shown.unit, lang)
     if shown.step is None:
-        head = say("head", lang, unit=unit)
+        head = say(WORDS + "head", unit=unit)
     else:
-        head = say("head_step", lang, step=shown.step, op=shown.ops[-1], unit=unit)
-    lines = ["  " + head]
-    names = [say("expected", lang), say("got", lang)]
+        head = say(WORDS + "head_step", step=shown.step, op=shown.ops[-1], unit=unit)
+    lines = ["  " + head.render(lang)]
+    names = [say("picture.expected").render(lang), say("picture.got").render(lang)]
     pad = max(_width(name) for name in names) + 2
     for want, mine in zip(shown.expected[-1], shown.got, strict=False):
         widest = max(sum(n for _, n in want.parts), sum(n for _, n in mine.parts), 1)
-        lines.append("    " + say(want.name, lang))
+        lines.append("    " + _word(want.name, lang))
         for name, row in zip(names, (want, mine), strict=True):
             bar = _bar(row, widest)
             sizes = ", ".join(
-                ("!" if f"{row.name}.{p}" in shown.differs else "") + f"{say(p, lang)} {n}"
+                ("!" if f"{row.name}.{p}" in shown.differs else "") + f"{_word(p, lang)} {n}"
                 for p, n in row.parts
             )
             lists = "".join(
-                f"; {'!' if f'{row.name}.{k}' in shown.differs else ''}{say(k, lang)} "
+                f"; {'!' if f'{row.name}.{k}' in shown.differs else ''}{_word(k, lang)} "
                 f"[{' '.join(str(i) for i in v)}]"
                 for k, v in row.lists
             )
@@ -353,10 +311,18 @@ def art_lines(picture: dict[str, object], lang: str) -> list[str]:
     if shown.formula:
         kind = "mla" if "latent" in dict(shown.formula) else "gqa"
         total = sum(n for _, n in shown.expected[-1][0].parts)
-        lines.append("    " + say(kind, lang, total=total, **dict(shown.formula)))
+        formula = say(WORDS + kind, total=total, **dict(shown.formula))
+        lines.append("    " + formula.render(lang))
     drawn = {p for row in shown.expected[-1] + shown.got for p, _ in row.parts}
-    lines.append("    " + "; ".join(f"{c}: {say(p, lang)}" for p, c in FILL.items() if p in drawn))
+    legend = (f"{c}: {_word(p, lang)}" for p, c in FILL.items() if p in drawn)
+    lines.append("    " + "; ".join(legend))
     return lines
+
+
+def _word(name: str, lang: str) -> str:
+    """A unit, row, part or list of the picture in `lang`; a name the catalog lacks (a
+    stored picture from another version) is a KeyError, so no art is printed."""
+    return say(WORDS + name).render(lang)
 
 
 def _bar(row: Row, widest: int) -> str:

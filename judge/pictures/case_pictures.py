@@ -12,29 +12,11 @@ from __future__ import annotations
 
 import math
 
+from judge.messages import say
 from judge.pictures import bar_art, pool_art
 
 GB = 10**9  # kv-capacity's statement counts GB as 10**9 bytes
 ROOFLINE_PHASES = ("prefill", "decode")
-
-LABELS = {
-    "roofline": {
-        "en": "roofline (peak {peak:g} TFLOP/s, {bandwidth:g} TB/s, ridge {ridge:.1f} FLOP/byte):",
-        "zh": (
-            "屋顶线（峰值 {peak:g} TFLOP/s，带宽 {bandwidth:g} TB/s，拐点 {ridge:.1f} FLOP/字节）："
-        ),
-    },
-    "point": {
-        "en": "{phase:<8} expected I={want_i:.4g} at {want_f:.4g} TFLOP/s; got {got}",
-        "zh": "{phase:<8} 期望 I={want_i:.4g}，{want_f:.4g} TFLOP/s；实际 {got}",
-    },
-    "no_point": {"en": "no point", "zh": "无法画点"},
-}
-
-
-def say(key: str, lang: str, **values: object) -> str:
-    text = LABELS[key]
-    return (text.get(lang) or text["en"]).format(**values)
 
 
 def picture(args: object, expected: object, got: object, step: int | None) -> object:
@@ -167,18 +149,28 @@ def summary_lines(shown: object, lang: str) -> list[str]:
 
 def _roofline_lines(shown: dict[str, object], lang: str) -> list[str]:
     peak, bandwidth = float(shown["peak_flops_s"]), float(shown["bandwidth_b_s"])  # type: ignore[arg-type]
+    # The catalog's templates take text, so the numbers are formatted here.
     head = say(
-        "roofline", lang, peak=peak / 1e12, bandwidth=bandwidth / 1e12, ridge=peak / bandwidth
+        "picture.roofline.head",
+        peak=f"{peak / 1e12:g}",
+        bandwidth=f"{bandwidth / 1e12:g}",
+        ridge=f"{peak / bandwidth:.1f}",
     )
-    lines = ["  " + head]
+    lines = ["  " + head.render(lang)]
     mine = {p["phase"]: p for p in shown.get("got") or [] if type(p) is dict}  # type: ignore[attr-defined]
     for point in shown["expected"]:  # type: ignore[attr-defined]
         other = mine.get(point["phase"])
         got = (
             f"I={other['intensity']:.4g} at {other['flops_s'] / 1e12:.4g} TFLOP/s"
             if other
-            else say("no_point", lang)
+            else say("picture.roofline.no_point").render(lang)
         )
-        values = {"want_i": point["intensity"], "want_f": point["flops_s"] / 1e12, "got": got}
-        lines.append("    " + say("point", lang, phase=point["phase"], **values))
+        said = say(
+            "picture.roofline.point",
+            phase=f"{point['phase']:<8}",
+            want_i=f"{point['intensity']:.4g}",
+            want_f=f"{point['flops_s'] / 1e12:.4g}",
+            got=got,
+        )
+        lines.append("    " + said.render(lang))
     return lines

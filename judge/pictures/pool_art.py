@@ -14,35 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge.messages import say
+
 # Public cases use pools of a few blocks; past this the grid would be noise, not a picture.
 MAX_BLOCKS = 256
 # The steps a report carries before the one that differs, for stepping back and forth.
 MAX_FRAMES = 12
 # The sequence a step's state shows: the driver observes the forked child, not the parent.
 _SEQ = re.compile(r"\b(?:seq_id|req_id|child_id)=(-?\d+)")
-
-LABELS = {
-    "head": {
-        "en": 'block pool after step {step} ({op}); "!" marks a block that differs:',
-        "zh": "第 {step} 步（{op}）之后的块池；“!” 标出不同的块：",
-    },
-    "block": {"en": "block", "zh": "块"},
-    "expected": {"en": "expected", "zh": "期望"},
-    "got": {"en": "got", "zh": "实际"},
-    "free": {
-        "en": "free queue, head first: expected [{want}]; got [{got}]",
-        "zh": "空闲队列（队首在前）：期望 [{want}]；实际 [{got}]",
-    },
-    "legend": {
-        "en": "sN: held by sequence N; xK: K references; c: cached; f@I: I-th in the free queue",
-        "zh": "sN：序列 N 持有；xK：引用计数 K；c：已缓存；f@I：空闲队列中第 I 个",
-    },
-}
-
-
-def say(key: str, lang: str, **values: object) -> str:
-    text = LABELS[key]
-    return (text.get(lang) or text["en"]).format(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +203,10 @@ def art_lines(picture: dict[str, object], lang: str, per_row: int = 8) -> list[s
     want, mine = shown.expected[-1], shown.got
     cells = [b.label() for b in want.blocks] + [b.label() for b in mine.blocks]
     width = max([len(c) for c in cells] + [4]) + 2
-    names = [say(k, lang) for k in ("block", "expected", "got")]
+    keys = ("picture.pool.block", "picture.expected", "picture.got")
+    names = [say(key).render(lang) for key in keys]
     pad = max(_width(name) for name in names) + 2
-    lines = ["  " + say("head", lang, step=shown.step, op=shown.ops[-1])]
+    lines = ["  " + say("picture.pool.head", step=shown.step, op=shown.ops[-1]).render(lang)]
     for start in range(0, len(want.blocks), per_row):
         ids = range(start, min(start + per_row, len(want.blocks)))
         lines.append("    " + _pad(names[0], pad) + "".join(f"#{b}".rjust(width) for b in ids))
@@ -234,8 +214,8 @@ def art_lines(picture: dict[str, object], lang: str, per_row: int = 8) -> list[s
             row = "".join(_cell(pool.blocks[b].label(), b in shown.differs, width) for b in ids)
             lines.append(("    " + _pad(name, pad) + row).rstrip())
     queues = {k: " ".join(str(b) for b in pool.free) for k, pool in (("want", want), ("got", mine))}
-    lines.append("    " + say("free", lang, **queues))
-    lines.append("    " + say("legend", lang))
+    lines.append("    " + say("picture.pool.free", **queues).render(lang))
+    lines.append("    " + say("picture.pool.legend").render(lang))
     return lines
 
 

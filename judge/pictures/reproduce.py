@@ -14,6 +14,8 @@ import json
 import os
 from dataclasses import dataclass
 
+from judge.messages import say
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.pictures.case_input import CaseInput
@@ -55,12 +57,13 @@ class Reproducer:
 
 def _header(slug: str, case: str, solution: str) -> list[str]:
     test = f"test_{case.replace('-', '_').replace('.', '_')}.py"
+    save = say("picture.test_save", test=test, solution=os.path.basename(solution))
     return [
         f'"""Case "{case}" of {slug}, reproduced outside the judge.',
         "",
-        f"Save it as {test} beside your solution ({os.path.basename(solution)}) and run:",
+        save.render("en"),
         f"    python {test}",
-        f"保存为 {test}，放在你的解答（{os.path.basename(solution)}）旁边，然后运行：",
+        save.render("zh"),
         f"    python {test}",
         '"""',
         "",

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import SpecError
+from judge.messages import LANGS
 
-LANGS = ("zh", "en")
 # More than a few hints is a walkthrough, not a nudge.
 MAX_HINTS = 5
 HINT_HEADING = "## "

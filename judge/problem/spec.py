@@ -11,6 +11,7 @@ from enum import Enum
 from pathlib import Path
 
 from judge.errors import SpecError
+from judge.messages import LANGS
 from judge.problem.checkers import CHECKER_KINDS, CheckSpec
 from judge.problem.guide import Hint, has_editorial, load_hints
 from judge.problem.limits import CpuRule, Limits
@@ -32,7 +33,6 @@ DIFFICULTIES = ("easy", "medium", "hard")
 # The id of the chapter section a problem practises (`section = "prefill-decode"`); the web
 # app knows the chapter's sections and links to them, the core only checks the id's shape.
 SECTION_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-LANGS = ("zh", "en")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 REQUIRED_FILES = (

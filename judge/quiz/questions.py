@@ -20,11 +20,11 @@ from enum import Enum
 from pathlib import Path
 
 from judge.errors import SpecError
+from judge.messages import LANGS
 from judge.quiz.expression import FUNCTIONS, Expression, ExpressionError, Number, parse_expression
 
 QUESTION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")  # also a valid case name
 VARIABLE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
-LANGS = ("zh", "en")
 MAX_POINTS = 32  # fixed or drawn points of one expression question
 DEFAULT_REL_TOL = 1e-9
 

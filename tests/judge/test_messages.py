@@ -91,3 +91,11 @@ def test_a_missing_name_is_a_compile_error_with_its_message_in_both_languages(
     assert render(error["message"], error["message_key"], error["message_args"], "zh") == (
         "提交的代码必须定义 add"
     )
+
+
+def test_the_browser_gets_every_message_a_report_can_carry_but_no_text_art() -> None:
+    from judge.messages import catalog_json
+
+    embedded = json.loads(catalog_json())
+    assert embedded.keys() == {k for k in CATALOG if not k.startswith("picture.")}
+    assert all(embedded[k] == CATALOG[k] for k in embedded)

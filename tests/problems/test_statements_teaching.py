@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from judge.messages import LANGS
+
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
-LANGS = ("zh", "en")
 
 
 def statement(slug: str, lang: str) -> str:

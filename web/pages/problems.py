@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
+from judge.messages import LANGS
 from judge.problem.spec import ProblemSpec
 from web.accounts.auth import require_user
 from web.attempts import submissions
@@ -14,7 +15,7 @@ from web.boards.leaderboard import problem_stats, progress, speed_board_of
 from web.content import guidance, handbook, quiz_sheets
 from web.content.markdown import render_inline_markdown, render_markdown
 from web.errors import ApiError
-from web.i18n import COOKIE, LANGS, say
+from web.i18n import COOKIE, say
 from web.serving.inputs import client_ip, safe_next
 from web.state import platform
 
