@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask.testing import FlaskClient
+from problem_factory import write_web_problem
 from test_web_api_accounts import error_of
 from web_helpers import make_config, state
-from web_problem_fixture import write_problem
 
 from judge.problem.spec import load_problem
 from web import create_app
@@ -40,7 +40,7 @@ def test_problem_summary_carries_every_field_of_the_core_summary(
 ) -> None:
     """One summary: the API's is the core's (`judge list --json`, the bundles) plus web state,
     so a field the core adds (difficulty, section, ...) reaches the API without a copy."""
-    folder = write_problem(tmp_path / "problems", "add-two")
+    folder = write_web_problem(tmp_path / "problems", "add-two")
     toml = folder / "problem.toml"
     fields = 'difficulty = "easy"\nsection = "warm-up"\n'
     toml.write_text(fields + toml.read_text(encoding="utf-8"), encoding="utf-8")

@@ -6,8 +6,8 @@ import re
 
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG
 from web_helpers import PASSWORD, csrf_of, make_user, page_login, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
 
 def test_problem_list_shows_problems_in_chapter_order(client: FlaskClient) -> None:
