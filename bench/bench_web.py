@@ -26,7 +26,8 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import insert, select  # noqa: E402
 
-from web import create_app, standings  # noqa: E402
+from web import create_app  # noqa: E402
+from web.boards import standings  # noqa: E402
 from web.config import WebConfig, sqlite_url  # noqa: E402
 from web.store.db import transaction  # noqa: E402
 from web.store.models import Submission, User  # noqa: E402
