@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from problem_factory import GOOD, WRONG
-from threaded_server import serve_in_thread, url
 from web_helpers import make_user, wait_judged
 
+from devtools.threaded_server import serve_in_thread, url
 from web import cli
 
 

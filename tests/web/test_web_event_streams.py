@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from problem_factory import GOOD
-from threaded_server import serve_in_thread
 from web_helpers import make_config, make_user, state, submit
 
+from devtools.threaded_server import serve_in_thread
 from web import create_app
 from web.serving.streams import StreamSlots, address_key
 
