@@ -17,11 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,17 +28,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from devtools.chromium import launch  # noqa: E402
+from devtools.threaded_server import serve_in_thread, url  # noqa: E402
+from tests.web.e2e.pages import (  # noqa: E402
+    open_problem,
+    reference_source,
+    register,
+    replace_code,
+)
+
 SLUG = "kv-bytes-per-token"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 GOALS_MS = {
     "cold": 4000.0,
     "warm": 1500.0,
@@ -71,8 +69,6 @@ RUN_AND_WAIT_JS = """
 
 @contextmanager
 def running_app() -> Iterator[str]:
-    from waitress.server import create_server
-
     from web import create_app
     from web.config import WebConfig, sqlite_url
     from web.state import EXTENSION
@@ -87,16 +83,10 @@ def running_app() -> Iterator[str]:
             judge_backend="unsafe-local",  # a loopback benchmark server
         )
         app = create_app(config)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        server = create_server(app, host="127.0.0.1", port=port, threads=8)
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
         try:
-            yield f"http://127.0.0.1:{server.effective_port}"
+            with serve_in_thread(app, name="waitress", threads=8) as server:
+                yield url(server)
         finally:
-            server.close()
             app.extensions[EXTENSION].queue.stop()
 
 
@@ -110,14 +100,6 @@ def first_result_ms(page: Any, url: str, boots: list[dict[str, Any]]) -> float:
     return float(page.evaluate("() => performance.now()"))
 
 
-def put_reference(page: Any) -> None:
-    source = (ROOT / "problems" / SLUG / "reference.py").read_text(encoding="utf-8")
-    page.click(".cm-content")
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
-
-
 def submit_ms(page: Any) -> float:
     count = page.locator(".live").count()
     start = time.perf_counter()
@@ -127,14 +109,6 @@ def submit_ms(page: Any) -> float:
         timeout=60_000,
     )
     return (time.perf_counter() - start) * 1000
-
-
-def register(page: Any, base: str) -> None:
-    page.goto(f"{base}/register")
-    page.fill("input[name=username]", f"bench{os.getpid()}")
-    page.fill("input[name=password]", "benchmark password 1")
-    page.click("#register-form button[type=submit]")
-    page.wait_for_url(f"{base}/")
 
 
 def measure(
@@ -150,15 +124,14 @@ def measure(
         page.wait_for_timeout(1500)  # the snapshot is written in the background
         results["warm"].append(first_result_ms(page, url, boots["warm"]))
         results["rerun starter"].append(float(page.evaluate(RUN_AND_WAIT_JS)))
-        put_reference(page)
+        replace_code(page, reference_source(SLUG))
         results["rerun reference"].append(float(page.evaluate(RUN_AND_WAIT_JS)))
         context.close()
-    context = browser.new_context()
+    context = browser.new_context(base_url=base)  # the e2e steps name paths, not URLs
     page = context.new_page()
-    register(page, base)
-    page.goto(url)
-    page.wait_for_selector(".workspace .cm-content")
-    put_reference(page)
+    register(page, prefix="bench")
+    open_problem(page, SLUG)
+    replace_code(page, reference_source(SLUG))
     for _ in range(repeat):
         results["submit"].append(submit_ms(page))
     context.close()
@@ -206,9 +179,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     with running_app() as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        browser = launch(playwright)
         results, boots = measure(browser, base, args.repeat)
         browser.close()
     load = os.getloadavg()

@@ -58,48 +58,13 @@ from devtools.local_services import (  # noqa: E402
     terminate,
 )
 from runner.launchers.sandbox import SandboxUnavailable  # noqa: E402
+from tests.problem_factory import GOOD, write_web_problem  # noqa: E402
 from web import create_app  # noqa: E402
 from web.config import QueueKind, RateLimit, WebConfig  # noqa: E402
 from web.store.db import make_engine, utcnow  # noqa: E402
 from web.store.models import Judging, Submission, SubmissionStatus  # noqa: E402
 
 SLUG = "bench-add"
-GOOD = "def add(a, b):\n    return a + b\n"
-CASES = """
-def public_cases():
-    return [{"name": "small", "args": {"a": 1, "b": 2}}, {"name": "neg", "args": {"a": -5, "b": 3}}]
-
-
-def generated_cases(rng):
-    return [{"name": f"r{i}", "args": {"a": rng.randint(-99, 99), "b": rng.randint(-99, 99)}}
-            for i in range(3)]
-
-
-def run(sub, args):
-    return sub.add(args["a"], args["b"])
-"""
-PROBLEM_TOML = f"""slug = "{SLUG}"
-order = 1
-chapter = "basics"
-tier = "browser"
-points = 100
-tags = ["arith"]
-
-[title]
-zh = "相加"
-en = "Add"
-
-[limits]
-time_per_case_s = 2.0
-total_time_s = 10.0
-memory_mb = 256
-
-[submission]
-names = ["add"]
-
-[checker]
-kind = "value"
-"""
 SECRET_KEY = "bench-cluster-secret"
 SEED_HEX = "5eed5eed5eed5eed"
 PASSWORD = "correct-horse-battery"
@@ -160,23 +125,6 @@ def versions(redis_url: str, engine: Engine) -> str:
 
 
 # -- the deployment ---------------------------------------------------------------------------
-
-
-def write_problem(root: Path) -> None:
-    """A tiny browser-tier problem (five cases of `add`): judging is cheap, so the queue's
-    own cost is a visible part of each job."""
-    folder = root / SLUG
-    folder.mkdir(parents=True)
-    files = {
-        "problem.toml": PROBLEM_TOML,
-        "statement.en.md": "# Add\n\nReturn a + b.\n",
-        "statement.zh.md": "# 相加\n\n返回 a + b。\n",
-        "starter.py": "def add(a, b):\n    raise NotImplementedError\n",
-        "reference.py": GOOD,
-        "cases.py": CASES,
-    }
-    for name, body in files.items():
-        (folder / name).write_text(body, encoding="utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,7 +512,9 @@ def run(args: argparse.Namespace) -> int:
     stack = ExitStack()
     stack.callback(shutil.rmtree, paths.root, ignore_errors=True)
     try:
-        write_problem(paths.problems)
+        # A tiny browser-tier problem (five cases of `add`): judging is cheap, so the queue's
+        # own cost is a visible part of each job.
+        write_web_problem(paths.problems, SLUG)
         paths.instance.mkdir(mode=0o700)
         postgres = PostgresServer(paths.root / "postgres")  # durable: fsync on, as deployed
         stack.callback(postgres.destroy)

@@ -15,7 +15,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -26,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import insert, select  # noqa: E402
 
+from devtools.threaded_server import serve_in_thread  # noqa: E402
 from web import create_app  # noqa: E402
 from web.boards import standings  # noqa: E402
 from web.config import WebConfig, sqlite_url  # noqa: E402
@@ -154,31 +154,8 @@ def timed(get: Callable[[str], int], url: str, requests: int) -> tuple[float, fl
     return percentiles(samples)
 
 
-def serve_in_thread(app: object) -> tuple[str, Callable[[], None]]:
-    import waitress
-    from waitress import wasyncore
-
-    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=server._map, count=1)  # type: ignore[union-attr]
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-
-    def close() -> None:
-        stop.set()
-        thread.join(5)
-        server.close()
-
-    return f"127.0.0.1:{server.effective_port}", close  # type: ignore[union-attr]
-
-
-def http_getter(address: str) -> Callable[[str], int]:
-    host, port = address.split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+def http_getter(port: int) -> Callable[[str], int]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
     def get(url: str) -> int:
         connection.request("GET", url)
@@ -242,17 +219,14 @@ def report(app: object, requests: int) -> None:
         "/leaderboard",
     ]
     client = app.test_client()  # type: ignore[attr-defined]
-    address, close = serve_in_thread(app)
-    over_http = http_getter(address)
-    print(f"{requests} requests each; times in ms")
-    print(f"{'GET':<48} {'client p50':>10} {'p99':>7} {'http p50':>9} {'p99':>7}")
-    try:
+    with serve_in_thread(app, name="bench-web") as server:
+        over_http = http_getter(server.effective_port)
+        print(f"{requests} requests each; times in ms")
+        print(f"{'GET':<48} {'client p50':>10} {'p99':>7} {'http p50':>9} {'p99':>7}")
         for url in urls:
             direct = timed(lambda u: client.get(u).status_code, url, requests)
             wire = timed(over_http, url, requests)
             print(f"{url:<48} {direct[0]:10.2f} {direct[1]:7.2f} {wire[0]:9.2f} {wire[1]:7.2f}")
-    finally:
-        close()
 
 
 if __name__ == "__main__":

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from problem_factory import FILES, TOML, MakeProblem
+from problem_factory import MakeProblem, write_add_problem
 from quiz_factory import MakeQuiz, write_quiz
 
 # Real Redis and PostgreSQL servers (tests/services.py), for every test that asks.
@@ -28,20 +27,7 @@ def make_problem(tmp_path: Path) -> MakeProblem:
         slug: str = "add",
         toml: str | None = None,
     ) -> Path:
-        folder = tmp_path / "problems" / slug
-        merged: dict[str, str | None] = {
-            "problem.toml": toml or TOML.format(slug=slug, per_case=per_case, total=total)
-        }
-        merged |= FILES
-        merged |= files or {}
-        for name, text in merged.items():
-            path = folder / name
-            if text is None:
-                path.unlink(missing_ok=True)
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(textwrap.dedent(text), encoding="utf-8")
-        return folder
+        return write_add_problem(tmp_path / "problems", files, per_case, total, slug, toml)
 
     return make
 

@@ -1,8 +1,11 @@
-"""A throwaway problem folder that each test can bend out of shape."""
+"""The tests' synthetic problem folders, written in one place: the judge's "add" problem
+that each test can bend out of shape (`make_problem`), and the platform's "add-two" that
+the web, cluster and benchmark suites serve (`write_web_problem`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,3 +63,103 @@ FILES = {
 }
 
 MakeProblem = Callable[..., Path]
+
+
+def write_files(folder: Path, files: Mapping[str, str | None]) -> Path:
+    """Each file's text under `folder`, or the file deleted where the text is None: the one
+    writer of the tests' problem and quiz folders."""
+    for name, text in files.items():
+        path = folder / name
+        if text is None:
+            path.unlink(missing_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def write_add_problem(
+    root: Path,
+    files: Mapping[str, str | None] | None = None,
+    per_case: float = 2.0,
+    total: float = 10.0,
+    slug: str = "add",
+    toml: str | None = None,
+) -> Path:
+    """The "add" problem (TOML, FILES) as root/slug; `files` overrides or adds files (None
+    deletes one). Every text is dedented, so a test may indent the source it passes."""
+    merged: dict[str, str | None] = {
+        "problem.toml": toml or TOML.format(slug=slug, per_case=per_case, total=total)
+    }
+    merged |= FILES
+    merged |= files or {}
+    dedented = {
+        name: None if text is None else textwrap.dedent(text) for name, text in merged.items()
+    }
+    return write_files(root / slug, dedented)
+
+
+# The platform's problem: arguments by name, 100 points, a title naming the slug, and
+# markers that exist only in server-side files (no response or bundle may contain them).
+REFERENCE_MARKER = "REFERENCE_ONLY_3f9c1a"
+WRONG_MARKER = "WRONG_SOLUTION_ONLY_8b2d"
+
+WEB_CASES = """
+def public_cases():
+    return [
+        {"name": "small", "args": {"a": 1, "b": 2}},
+        {"name": "negative", "args": {"a": -5, "b": 3}},
+    ]
+
+
+def generated_cases(rng):
+    return [
+        {"name": f"random-{i}", "args": {"a": rng.randint(-999, 999), "b": rng.randint(-999, 999)}}
+        for i in range(3)
+    ]
+
+
+def run(sub, args):
+    return sub.add(args["a"], args["b"])
+"""
+
+GOOD = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+SYNTAX_ERROR = "def add(a, b)\n    return a + b\n"
+
+
+def write_web_problem(
+    root: Path,
+    slug: str,
+    *,
+    order: int = 1,
+    chapter: str = "basics",
+    reference: str | None = None,
+    tier: str = "browser",
+    device: str = "cpu",
+) -> Path:
+    """The platform's add problem as root/slug (five cases: two public, three generated)."""
+    # Only a GPU problem names its device, so every other problem.toml stays as it was.
+    device_line = "" if device == "cpu" else f'device = "{device}"\n'
+    toml = (
+        f'slug = "{slug}"\norder = {order}\nchapter = "{chapter}"\ntier = "{tier}"\n'
+        f'{device_line}points = 100\ntags = ["arith", "warm-up"]\n\n'
+        f'[title]\nzh = "两数相加 {slug}"\nen = "Add two numbers {slug}"\n\n'
+        "[limits]\ntime_per_case_s = 2.0\ntotal_time_s = 10.0\nmemory_mb = 256\n\n"
+        '[submission]\nnames = ["add"]\n\n[checker]\nkind = "value"\n'
+    )
+    files = {
+        "problem.toml": toml,
+        "statement.en.md": (
+            "# Add\n\nReturn $a_b + c_d$ for *two* numbers.\n\n<script>alert(1)</script>\n"
+        ),
+        "statement.zh.md": "# 相加\n\n返回 $a+b$。\n",
+        "starter.py": "def add(a, b):\n    raise NotImplementedError\n",
+        "reference.py": reference
+        or f"def add(a, b):\n    # {REFERENCE_MARKER}\n    return a + b\n",
+        "cases.py": WEB_CASES,
+        "solutions/wrong/off_by_one.py": (
+            f"# expect: WA\n# {WRONG_MARKER}\ndef add(a, b):\n    return a + b + 1\n"
+        ),
+    }
+    return write_files(root / slug, files)

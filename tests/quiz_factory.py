@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from problem_factory import write_files
+
 QUIZ_TOML = """\
 slug = "{slug}"
 kind = "quiz"
@@ -103,11 +105,4 @@ def write_quiz(root: Path, files: dict[str, str | None] | None = None, slug: str
     folder = root / slug
     merged: dict[str, str | None] = {"problem.toml": QUIZ_TOML.format(slug=slug), **QUIZ_FILES}
     merged |= files or {}
-    for name, text in merged.items():
-        path = folder / name
-        if text is None:
-            path.unlink(missing_ok=True)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
+    return write_files(folder, merged)

@@ -24,7 +24,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run ti
 if TYPE_CHECKING:
     from typing import Any
 
-CHECKER_KINDS = ("exact", "value", "float", "tensor")
 # A value is shown whole up to this many characters: a trace step's state is a few hundred,
 # and only a returned value (the submission's choice) is ever longer.
 MAX_SHOWN = 8000
@@ -385,3 +384,6 @@ _CHECKERS: dict[str, Callable[[object, object, CheckSpec], Mismatch | None]] = {
     "float": check_float,
     "tensor": check_tensor,
 }
+# The kinds problem.toml may name: the table above is the one list, so a kind cannot be
+# accepted by the spec and unknown to `check`, or the reverse.
+CHECKER_KINDS = tuple(_CHECKERS)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import write_web_problem
 from sqlalchemy import Engine, select
 
 from devtools.local_services import RedisServer, free_port, missing_binaries
@@ -38,45 +39,9 @@ MARKS = [
 PASSWORD = "correct-horse-battery"
 SEED_HEX = "5eed5eed5eed5eed"
 LEASE_S = 3.0
-GOOD = "def add(a, b):\n    return a + b\n"
-WRONG = "def add(a, b):\n    return a - b\n"
 # About 2.5 s a job (five cases): long enough to kill, stop or restart something mid-job.
 SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.5)\n    return a + b\n"
 READY_MARK = " ready."  # Celery's log line once a worker consumes
-
-CASES = """
-def public_cases():
-    return [{"name": "small", "args": {"a": 1, "b": 2}}, {"name": "neg", "args": {"a": -5, "b": 3}}]
-
-
-def generated_cases(rng):
-    return [{"name": f"r{i}", "args": {"a": rng.randint(-99, 99), "b": rng.randint(-99, 99)}}
-            for i in range(3)]
-
-
-def run(sub, args):
-    return sub.add(args["a"], args["b"])
-"""
-
-
-def write_problem(root: Path, slug: str, *, device: str = "cpu", tier: str = "browser") -> None:
-    folder = root / slug
-    (folder / "solutions" / "wrong").mkdir(parents=True)
-    tier = "torch" if device == "cuda" else tier
-    (folder / "problem.toml").write_text(
-        f'slug = "{slug}"\norder = 1\nchapter = "basics"\ntier = "{tier}"\n'
-        f'device = "{device}"\npoints = 100\ntags = ["arith"]\n\n'
-        f'[title]\nzh = "相加 {slug}"\nen = "Add {slug}"\n\n'
-        "[limits]\ntime_per_case_s = 2.0\ntotal_time_s = 10.0\nmemory_mb = 256\n\n"
-        '[submission]\nnames = ["add"]\n\n[checker]\nkind = "value"\n',
-        encoding="utf-8",
-    )
-    (folder / "statement.en.md").write_text("# Add\n\nReturn a + b.\n", encoding="utf-8")
-    (folder / "statement.zh.md").write_text("# 相加\n\n返回 a + b。\n", encoding="utf-8")
-    (folder / "starter.py").write_text("def add(a, b):\n    raise NotImplementedError\n")
-    (folder / "reference.py").write_text(GOOD, encoding="utf-8")
-    (folder / "cases.py").write_text(CASES, encoding="utf-8")
-    (folder / "solutions" / "wrong" / "minus.py").write_text("# expect: WA\n" + WRONG)
 
 
 @dataclass
@@ -95,11 +60,11 @@ class Cluster:
         self.redis = redis
         self.database_url = database_url
         self.problems = folder / "problems"
-        write_problem(self.problems, "add-two")
-        write_problem(self.problems, "add-on-gpu", device="cuda")
+        write_web_problem(self.problems, "add-two")
+        write_web_problem(self.problems, "add-on-gpu", tier="torch", device="cuda")
         # Torch tier in name only (its cases need nothing but the standard library): it can
         # be Run on the server.
-        write_problem(self.problems, "add-torch", tier="torch")
+        write_web_problem(self.problems, "add-torch", tier="torch")
         self.workers: dict[str, subprocess.Popen[bytes]] = {}
         self.servers: list[subprocess.Popen[bytes]] = []
         self.apps: list[Flask] = []

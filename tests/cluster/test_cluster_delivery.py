@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import signal
 
-from cluster_harness import GOOD, MARKS, SLOW, WRONG, Cluster, register, submit, wait_for
+from cluster_harness import MARKS, SLOW, Cluster, register, submit, wait_for
+from problem_factory import GOOD, WRONG
 
 from web.judging.celery_queue import TASK_JUDGE, make_celery
 

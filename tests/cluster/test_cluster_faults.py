@@ -7,7 +7,8 @@ import json
 import signal
 import urllib.request
 
-from cluster_harness import GOOD, MARKS, PASSWORD, SLOW, Cluster, register, submit, wait_for
+from cluster_harness import MARKS, PASSWORD, SLOW, Cluster, register, submit, wait_for
+from problem_factory import GOOD
 from sqlalchemy import insert
 
 from web.store.db import utcnow

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from problem_factory import FILES, TOML
+from problem_factory import write_add_problem
 from sandbox_host import sandbox_missing
 
 from judge.grading.report import Report
@@ -97,12 +97,7 @@ def _open_fds() -> int:
 def add_problem(tmp_path_factory: pytest.TempPathFactory) -> ProblemSpec:
     """The tests' "add" problem with short limits, so TLE tests take about a second."""
     root = tmp_path_factory.mktemp("problems")
-    folder = root / "add"
-    files = {"problem.toml": TOML.format(slug="add", per_case=1.0, total=4.0)} | FILES
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    write_add_problem(root, per_case=1.0, total=4.0)
     return ProblemSet(root).get("add")
 
 

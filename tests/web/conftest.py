@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import write_web_problem
 from suite_store import STORE, PostgresClones, chosen
 from web_helpers import make_config, state
-from web_problem_fixture import write_problem
 
 from devtools.local_services import missing_binaries
 from web import create_app
@@ -23,8 +23,8 @@ from web.store import migrate
 @pytest.fixture(scope="session")
 def problems_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("problems")
-    write_problem(root, "add-two", order=1)
-    write_problem(root, "add-more", order=2)
+    write_web_problem(root, "add-two", order=1)
+    write_web_problem(root, "add-more", order=2)
     return root
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_problem_fixture import GOOD
+from problem_factory import GOOD
 
 from devtools.local_services import PostgresServer, exited, free_port, missing_binaries
 

@@ -16,9 +16,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from problem_factory import GOOD, WRONG
 from sqlalchemy import Engine, inspect, select, text, update
 from web_helpers import make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
 from judge.verdict import Verdict
 from web import create_app

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import redis
 from flask import Flask, g
+from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit
-from web_problem_fixture import GOOD
 
 from devtools.local_services import RedisServer, free_port
 from web import create_app

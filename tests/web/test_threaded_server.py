@@ -8,7 +8,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from threaded_server import serve_in_thread
+
+from devtools.threaded_server import serve_in_thread
 
 STOPS = 200
 

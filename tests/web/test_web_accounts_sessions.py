@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD
 from sqlalchemy import update
 from test_web_api_accounts import error_of
 from web_helpers import (
@@ -22,7 +23,6 @@ from web_helpers import (
     state,
     submit,
 )
-from web_problem_fixture import GOOD
 from werkzeug.security import generate_password_hash
 
 from web import create_app

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG
 from sqlalchemy import update
 from test_web_api_accounts import error_of
 from web_helpers import csrf_of, make_user, page_login, state, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
 from web.store.db import transaction
 from web.store.models import Judging, Submission

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask.testing import FlaskClient
+from problem_factory import write_web_problem
 from test_web_api_accounts import error_of
+from web_helpers import make_config, state
+
+from judge.problem.spec import load_problem
+from web import create_app
 
 
 def test_problem_list_is_in_chapter_order_with_metadata(client: FlaskClient) -> None:
@@ -18,9 +25,40 @@ def test_problem_list_is_in_chapter_order_with_metadata(client: FlaskClient) -> 
         100,
     )
     assert first["tags"] == ["arith", "warm-up"]
-    assert first["limits"] == {"time_per_case_s": 2.0, "total_time_s": 10.0, "memory_mb": 256}
+    assert first["limits"] == {
+        "time_per_case_s": 2.0,
+        "total_time_s": 10.0,
+        "memory_mb": 256,
+        "output_bytes": 1 << 20,
+    }
     assert first["progress"] is None and first["hidden"] is False
     assert len(first["version"]) == 16
+
+
+def test_problem_summary_carries_every_field_of_the_core_summary(
+    tmp_path: Path, db_template: Path
+) -> None:
+    """One summary: the API's is the core's (`judge list --json`, the bundles) plus web state,
+    so a field the core adds (difficulty, section, ...) reaches the API without a copy."""
+    folder = write_web_problem(tmp_path / "problems", "add-two")
+    toml = folder / "problem.toml"
+    fields = 'difficulty = "easy"\nsection = "warm-up"\n'
+    toml.write_text(fields + toml.read_text(encoding="utf-8"), encoding="utf-8")
+    core = load_problem(folder).summary()
+    app = create_app(make_config(tmp_path, db_template, folder.parent, start_workers=False))
+    try:
+        client = app.test_client()
+        listed = client.get("/api/problems").json["problems"][0]
+        detail = client.get("/api/problems/add-two").json
+        for item in (listed, detail):
+            assert {key: item[key] for key in core} == core
+            assert (item["difficulty"], item["section"], item["device"]) == (
+                "easy",
+                "warm-up",
+                "cpu",
+            )
+    finally:
+        state(app).close()
 
 
 def test_problem_detail_has_both_statements_and_the_starter(client: FlaskClient) -> None:

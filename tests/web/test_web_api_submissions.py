@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, SYNTAX_ERROR, WRONG
 from test_web_api_accounts import error_of
 from web_helpers import make_user, submit, wait_judged
-from web_problem_fixture import GOOD, SYNTAX_ERROR, WRONG
 
 
 def test_an_accepted_submission_reaches_done_with_per_case_results(

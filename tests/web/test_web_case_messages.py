@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import WRONG
 from web_helpers import make_user, submit, wait_judged
-from web_problem_fixture import WRONG
 
 
 def test_a_judged_submission_reads_in_the_language_of_whoever_views_it(

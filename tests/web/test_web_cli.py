@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-from threaded_server import serve_in_thread, url
+from problem_factory import GOOD, WRONG
 from web_helpers import make_user, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
+from devtools.threaded_server import serve_in_thread, url
 from web import cli
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-from threaded_server import serve_in_thread
+from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit
-from web_problem_fixture import GOOD
 
+from devtools.threaded_server import serve_in_thread
 from web import create_app
 from web.serving.streams import StreamSlots, address_key
 

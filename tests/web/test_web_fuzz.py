@@ -27,8 +27,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from problem_factory import GOOD
 from web_helpers import PASSWORD, STORES, csrf_of, make_user, page_login, state, store_config
-from web_problem_fixture import GOOD
 
 from web import create_app
 from web.accounts.auth import CSRF_FIELD

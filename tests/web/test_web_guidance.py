@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG, write_web_problem
 from web_helpers import make_user, page_login, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG, write_problem
 
 from devtools.build_bundles import BundleLeakError, check_no_leak, secret_lines
 from judge.browser.bundle import public_bundle
@@ -22,14 +22,14 @@ EDITORIAL_MARKER = "EDITORIAL_ONLY_51c7"
 @pytest.fixture(scope="module")
 def problems_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("guided")
-    folder = write_problem(root, "add-two", order=1)
+    folder = write_web_problem(root, "add-two", order=1)
     (folder / "hints.en.md").write_text(
         "## Look at the signs\nNegative numbers add too.\n\n## Python has it\nUse `+`.\n"
     )
     (folder / "hints.zh.md").write_text("## 看符号\n负数也能相加。\n\n## Python 自带\n用 `+`。\n")
     (folder / "editorial.en.md").write_text(f"Add them: one step. {EDITORIAL_MARKER} in English\n")
     (folder / "editorial.zh.md").write_text(f"直接相加，一步即可。{EDITORIAL_MARKER} 中文\n")
-    write_problem(root, "add-more", order=2)  # no hints, no editorial
+    write_web_problem(root, "add-more", order=2)  # no hints, no editorial
     return root
 
 

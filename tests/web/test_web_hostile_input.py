@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from problem_factory import GOOD
 from web_helpers import (
     STORES,
     Account,
@@ -22,7 +23,6 @@ from web_helpers import (
     store_config,
     submit,
 )
-from web_problem_fixture import GOOD
 
 from web import create_app
 from web.judging import jobs

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from problem_factory import GOOD, write_web_problem
 from sandbox_host import needs_sandbox
 from web_helpers import make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD, write_problem
 
 from web import create_app
 from web.judging import jobs
@@ -21,7 +21,7 @@ def test_a_failing_judge_is_retried_then_stored_as_ie_never_wa(
 ) -> None:
     root = tmp_path / "problems"
     # The reference itself crashes: the judge cannot compute expected values.
-    write_problem(root, "broken", reference="def add(a, b):\n    raise RuntimeError('bug')\n")
+    write_web_problem(root, "broken", reference="def add(a, b):\n    raise RuntimeError('bug')\n")
     app = create_app(make_config(tmp_path, db_template, root, max_job_attempts=2))
     try:
         client = app.test_client()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit
-from web_problem_fixture import GOOD
 
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD
 from test_web_api_accounts import error_of
 from web_helpers import PASSWORD, csrf_of, make_config, make_user, state
-from web_problem_fixture import GOOD
 
 from web import create_app
 from web.config import RateLimit

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from flask import Flask, request
-from threaded_server import serve_in_thread
 
+from devtools.threaded_server import serve_in_thread
 from web.serving import logsafe
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # web/cli.py's, for judge serve

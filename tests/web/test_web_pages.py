@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import PASSWORD, csrf_of, make_user, page_login, wait_judged
-from web_problem_fixture import GOOD, WRONG
+from problem_factory import GOOD, WRONG
+from web_helpers import PASSWORD, csrf_of, make_user, page_login, submit, wait_judged
 
 
 def test_problem_list_shows_problems_in_chapter_order(client: FlaskClient) -> None:
@@ -147,6 +149,34 @@ def test_lists_and_boards_render(app: Flask, client: FlaskClient) -> None:
         response = client.get(url)
         assert response.status_code == 200, url
         assert "ada" in response.get_data(as_text=True), url
+
+
+def test_the_submissions_page_filters_exactly_as_the_api_does(
+    app: Flask, client: FlaskClient
+) -> None:
+    root = make_user(client, "root", admin=True)
+    ada, bob = make_user(client, "ada"), make_user(client, "bob")
+    ids = [submit(client, ada, WRONG), submit(client, bob, WRONG)]
+    ids.append(submit(client, ada, WRONG, problem="add-more"))
+    wait_judged(app)
+    hide = {"hidden": True}
+    client.post("/api/admin/problems/add-more/hidden", json=hide, headers=root.auth)
+    listed = {}
+    for args in (
+        "",
+        "user=ada",
+        "problem=add-two&user=bob",
+        f"before={ids[1]}",
+        "problem=add-more",
+    ):
+        api = [s["id"] for s in client.get(f"/api/submissions?{args}").json["submissions"]]
+        html = client.get(f"/submissions?{args}").get_data(as_text=True)
+        assert [int(i) for i in re.findall(r'<tr data-id="(\d+)"', html)] == api, args
+        listed[args] = api
+    # Not vacuous: the filters and the hidden problem did leave rows out of both lists.
+    assert listed[""] == [ids[1], ids[0]]
+    assert listed["user=ada"] == [ids[0]]
+    assert listed["problem=add-more"] == []
 
 
 def test_pages_are_cross_origin_isolated_and_not_framed(client: FlaskClient) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG
 from web_helpers import make_user, page_login, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
 
 def test_the_profile_shows_solved_problems_submissions_and_rank(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import REFERENCE_MARKER, WRONG, WRONG_MARKER
 from web_helpers import (
     SECRET_SEED,
     make_config,
@@ -19,7 +20,6 @@ from web_helpers import (
     submit,
     wait_judged,
 )
-from web_problem_fixture import REFERENCE_MARKER, WRONG, WRONG_MARKER
 
 from judge.problem.cases import build_cases
 from judge.problem.problemset import ProblemSet

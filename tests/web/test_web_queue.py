@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit
-from web_problem_fixture import GOOD
 
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec

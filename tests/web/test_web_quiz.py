@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import write_files
 from web_helpers import csrf_of, make_config, make_user, page_login, state, submit, wait_judged
 
 from web import create_app
@@ -54,17 +55,18 @@ WRONG = json.dumps({"pick": "b", "count": 1099})
 
 
 def write_quiz(root: Path, slug: str = "warm-up-quiz") -> None:
-    folder = root / slug
-    folder.mkdir(parents=True)
-    (folder / "problem.toml").write_text(
+    toml = (
         f'slug = "{slug}"\nkind = "quiz"\norder = 0\nchapter = "basics"\ntier = "browser"\n'
-        'points = 50\ntags = ["quiz"]\n\n[title]\nzh = "热身问答"\nen = "Warm-up quiz"\n',
-        encoding="utf-8",
+        'points = 50\ntags = ["quiz"]\n\n[title]\nzh = "热身问答"\nen = "Warm-up quiz"\n'
     )
-    (folder / "statement.en.md").write_text("# Warm-up\n\nAnswer both.\n", encoding="utf-8")
-    (folder / "statement.zh.md").write_text("# 热身\n\n回答两题。\n", encoding="utf-8")
-    (folder / "questions.toml").write_text(QUESTIONS, encoding="utf-8")
-    (folder / "answers.toml").write_text(ANSWERS, encoding="utf-8")
+    files = {
+        "problem.toml": toml,
+        "statement.en.md": "# Warm-up\n\nAnswer both.\n",
+        "statement.zh.md": "# 热身\n\n回答两题。\n",
+        "questions.toml": QUESTIONS,
+        "answers.toml": ANSWERS,
+    }
+    write_files(root / slug, files)
 
 
 @pytest.fixture

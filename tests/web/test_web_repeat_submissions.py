@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG
 from sqlalchemy import update
 from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG
 
 from web import create_app
 from web.accounts.auth import Viewer

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG, write_web_problem
 from sqlalchemy import func, select
 from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG, write_problem
 
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec
@@ -35,8 +35,8 @@ SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.4)\n    return a + b\n"
 @pytest.fixture(scope="module")
 def runs_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("run-problems")
-    write_problem(root, "add-two", order=1)
-    write_problem(root, TORCH, order=2, tier="torch")
+    write_web_problem(root, "add-two", order=1)
+    write_web_problem(root, TORCH, order=2, tier="torch")
     return root
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from web_problem_fixture import GOOD
+from problem_factory import GOOD
 
 from web import cli
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from problem_factory import GOOD, WRONG, write_web_problem
 from test_web_leaderboard import judged
 from web_helpers import make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD, WRONG, write_problem
 
 from judge.grading.report import Report
 from web import create_app
@@ -142,7 +142,7 @@ def run(sub, args):
 @pytest.fixture(scope="module")
 def speed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("speed-problems")
-    folder = write_problem(root, "add-fast")
+    folder = write_web_problem(root, "add-fast")
     toml = folder / "problem.toml"
     toml.write_text(toml.read_text("utf-8") + '\n[speed]\nunit = "tokens/s"\n', "utf-8")
     (folder / "cases.py").write_text(TIMED_CASES, "utf-8")

@@ -17,8 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit, wait_judged
-from web_problem_fixture import GOOD
 
 from web import create_app
 from web.attempts.diffs import line_diff

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from problem_factory import write_web_problem
 from web_helpers import make_user, state, submit, wait_judged
-from web_problem_fixture import write_problem
 
 from web import cli, create_app
 from web.config import WebConfig, load_config
@@ -75,7 +75,7 @@ def open_folder() -> Iterator[Path]:
 def unsafe_config(folder: Path) -> WebConfig:
     problems = folder / "problems"
     problems.mkdir(mode=0o755)
-    write_problem(problems, "add-two")
+    write_web_problem(problems, "add-two")
     return load_config(
         folder / "instance",
         problems_dir=problems,

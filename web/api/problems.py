@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify
 
 from judge.kinds.registry import kind_of
+from judge.problem.spec import ProblemSpec
 from web.accounts.auth import require_user
 from web.attempts import drafts
 from web.boards.leaderboard import progress
@@ -17,23 +18,10 @@ from web.state import platform
 bp = Blueprint("api_problems", __name__)
 
 
-def problem_summary(problem: Any, hidden: set[str]) -> dict[str, Any]:
-    return {
-        "slug": problem.slug,
-        "title": dict(problem.title),
-        "tier": problem.tier,
-        "chapter": problem.chapter,
-        "order": problem.order,
-        "points": problem.points,
-        "tags": list(problem.tags),
-        "limits": {
-            "time_per_case_s": problem.limits.time_per_case_s,
-            "total_time_s": problem.limits.total_time_s,
-            "memory_mb": problem.limits.memory_mb,
-        },
-        "names": list(problem.names),
-        "version": problem.version,
-        "kind": str(problem.kind),
+def problem_summary(problem: ProblemSpec, hidden: set[str]) -> dict[str, Any]:
+    """The core's public summary (the one `judge list --json` and the bundles carry), plus
+    what only the platform knows: whether an admin hid the problem, and where it lives."""
+    return problem.summary() | {
         "hidden": problem.slug in hidden,
         "url": f"/api/problems/{problem.slug}",
     }

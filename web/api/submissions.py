@@ -15,7 +15,7 @@ from web.accounts.auth import Viewer, require_user
 from web.attempts import diffs, submissions
 from web.errors import ApiError
 from web.i18n import say
-from web.serving.inputs import client_ip, int_arg, json_body, required_str, text_arg
+from web.serving.inputs import client_ip, int_arg, json_body, required_str
 from web.state import platform
 from web.store.models import SubmissionStatus
 
@@ -67,13 +67,8 @@ def diff(submission_id: int) -> Any:
 
 @bp.get("/submissions")
 def index() -> Any:
-    query = submissions.SubmissionQuery(
-        problem=text_arg("problem"),
-        username=text_arg("user"),
-        before=int_arg("before", 0, low=0, high=2**62) or None,
-        limit=int_arg("limit", 50, low=1, high=200),
-        exclude=submissions.hidden_for(platform(), g.db, g.viewer),
-    )
+    limit = int_arg("limit", 50, low=1, high=200)
+    query = submissions.query_from_args(platform(), g.db, g.viewer, limit=limit)
     rows = submissions.search(g.db, query)
     items = [submissions.summary(s, name) for s, name in rows]
     next_url = None

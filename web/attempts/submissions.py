@@ -15,7 +15,7 @@ from web.accounts.auth import Viewer, username_key
 from web.errors import Conflict, Invalid, NotFound
 from web.i18n import current_language, say
 from web.judging import core_seam
-from web.serving.inputs import MAX_ID
+from web.serving.inputs import MAX_ID, int_arg, text_arg
 from web.state import PlatformState
 from web.store.db import iso
 from web.store.models import Submission, SubmissionStatus, User
@@ -50,6 +50,21 @@ class SubmissionQuery:
     # Problems whose submissions are left out (hidden problems, for everyone but admins).
     exclude: tuple[str, ...] = ()
     user_id: int | None = None  # one user's, by id (their page's history)
+
+
+def query_from_args(
+    state: PlatformState, db: Session, viewer: Viewer | None, *, limit: int
+) -> SubmissionQuery:
+    """The list's filters from the request's query string (`problem`, `user`, `before`):
+    the API and the page read them here, so the two lists never filter differently. The
+    caller chooses the page size (the API lets `?limit=` choose it; the page does not)."""
+    return SubmissionQuery(
+        problem=text_arg("problem"),
+        username=text_arg("user"),
+        before=int_arg("before", 0, low=0, high=2**62) or None,
+        limit=limit,
+        exclude=hidden_for(state, db, viewer),
+    )
 
 
 def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: str, ip: str) -> int:

@@ -8,7 +8,6 @@ from flask import Blueprint, g, render_template
 
 from web.attempts import submissions
 from web.content.markdown import render_markdown
-from web.serving.inputs import int_arg, text_arg
 from web.state import platform
 
 bp = Blueprint("submissions", __name__)
@@ -16,13 +15,7 @@ bp = Blueprint("submissions", __name__)
 
 @bp.get("/submissions")
 def index() -> str:
-    query = submissions.SubmissionQuery(
-        problem=text_arg("problem"),
-        username=text_arg("user"),
-        before=int_arg("before", 0, low=0, high=2**62) or None,
-        limit=50,
-        exclude=submissions.hidden_for(platform(), g.db, g.viewer),
-    )
+    query = submissions.query_from_args(platform(), g.db, g.viewer, limit=50)
     rows = submissions.search(g.db, query)
     return render_template(
         "submissions.html",

@@ -14,24 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from threaded_server import serve_in_thread, url
+
+from devtools.chromium import CHROMIUM, launch
+from devtools.threaded_server import serve_in_thread, url
 
 ROOT = Path(__file__).resolve().parents[3]
 FRONTEND = ROOT / "web" / "frontend"
 DIST = ROOT / "web" / "static" / "dist"
 PROBLEMS = ROOT / "problems"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # A known seed, so tests can assert that no route ever shows it.
 JUDGE_SEED = 0x5EC12E7_5EED
 
@@ -147,7 +138,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = launch(playwright)
         yield chromium
         chromium.close()
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from threaded_server import serve_in_thread, url
+
+from devtools.threaded_server import serve_in_thread, url
 
 from .conftest import JUDGE_SEED, PROBLEMS
 from .pages import RUN, reference_source, register, replace_code, shoot

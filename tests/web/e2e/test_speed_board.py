@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from threaded_server import serve_in_thread, url
 from web_helpers import timed_repetitions
 
+from devtools.threaded_server import serve_in_thread, url
 from web.judging.core_seam import hardware_text
 
 from .conftest import JUDGE_SEED, PROBLEMS

@@ -1,4 +1,5 @@
-"""A real waitress server on a thread of the test process, stopped without racing its loop.
+"""A real waitress server on a thread of this process (a test's, a benchmark's), stopped
+without racing its loop.
 
 waitress's own `server.run()` polls until its socket map is empty, so the usual way to stop
 it from another thread is `server.close()`: the sockets are closed while the loop may be
@@ -15,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from waitress import wasyncore
-from waitress.server import BaseWSGIServer, create_server
+from waitress import wasyncore  # type: ignore[import-untyped]
+from waitress.server import BaseWSGIServer, create_server  # type: ignore[import-untyped]
 
 JOIN_TIMEOUT_S = 30.0
 
