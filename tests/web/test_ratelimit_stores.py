@@ -216,6 +216,24 @@ def test_the_window_slides_on_the_redis_servers_clock(redis_url: str) -> None:
     limiter.close()
 
 
+def test_events_are_stamped_by_the_redis_servers_clock_not_the_processs(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Processes whose clocks disagree share one window only if none of them stamps an
+    event with its own clock (the `limits` library does: bench/bench_ratelimit.py)."""
+    prefix = f"stamp:{uuid.uuid4().hex}:"
+    limiter = RedisRateLimiter(redis_url, prefix=prefix)
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 3600)  # this process is an hour ahead
+    limiter.record("k", RateLimit(5, 60.0))
+    monkeypatch.undo()
+    with redis.Redis.from_url(redis_url) as client:
+        seconds, micros = client.time()
+        [(_, stamped_us)] = client.zrange(prefix + "k", 0, -1, withscores=True)
+    assert 0 <= seconds * 1_000_000 + micros - stamped_us < 30_000_000
+    limiter.close()
+
+
 def test_a_window_expires_in_redis_once_its_events_are_old(redis_url: str) -> None:
     limiter = RedisRateLimiter(redis_url, prefix="expiry:")
     limiter.record("k", RateLimit(5, 60.0))
