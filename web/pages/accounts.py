@@ -27,12 +27,12 @@ def _next() -> str | None:
 def login() -> Any:
     page = {"next_page": _next()}
     if request.method == "GET":
-        return render_template("login.html", error=None, username="", **page)
+        return render_template("accounts/login.html", error=None, username="", **page)
     username = request.form.get("username", "")
     try:
         user = authenticate(username, request.form.get("password", ""))
     except ApiError as exc:
-        html = render_template("login.html", error=exc.message, username=username, **page)
+        html = render_template("accounts/login.html", error=exc.message, username=username, **page)
         return html, exc.status
     log_in(user)
     return redirect(safe_next(request.args.get("next")), code=303)
@@ -42,12 +42,12 @@ def login() -> Any:
 def register() -> Any:
     page = {"next_page": _next()}
     if request.method == "GET":
-        return render_template("register.html", error=None, username="", **page)
+        return render_template("accounts/register.html", error=None, username="", **page)
     username = request.form.get("username", "")
     try:
         user = register_user(username, request.form.get("password", ""))
     except ApiError as exc:
-        html = render_template("register.html", error=exc.message, username=username, **page)
+        html = render_template("accounts/register.html", error=exc.message, username=username, **page)
         return html, exc.status
     log_in(user)
     return redirect(page["next_page"] or url_for("problems.index"), code=303)
@@ -67,14 +67,14 @@ def logout() -> Any:
 def password() -> Any:
     viewer = require_user()
     if request.method == "GET":
-        return render_template("password.html", error=None)
+        return render_template("accounts/password.html", error=None)
     form = request.form
     try:
         user, _ = change_password(
             viewer, form.get("current_password", ""), form.get("new_password", "")
         )
     except ApiError as exc:
-        return render_template("password.html", error=exc.message), exc.status
+        return render_template("accounts/password.html", error=exc.message), exc.status
     log_in(user)  # this browser stays logged in; every other session has ended
     flash(say("password_changed"))
     return redirect(url_for("problems.index"), code=303)

@@ -28,7 +28,7 @@ def index() -> str:
     for slug, version, count in rows:
         versions.setdefault(slug, []).append((version, count))
     return render_template(
-        "admin.html",
+        "admin/admin.html",
         problems=state.catalog.all(),
         hidden=state.catalog.hidden(g.db),
         versions=versions,

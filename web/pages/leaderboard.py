@@ -20,7 +20,7 @@ def overall() -> str:
     board = leaderboard.overall(g.db, limit=PAGE, offset=offset)
     viewer = g.viewer
     problems = platform().catalog.visible(g.db, admin=viewer is not None and viewer.is_admin)
-    return render_template("leaderboard.html", board=board, page=PAGE, problems=problems)
+    return render_template("leaderboard/leaderboard.html", board=board, page=PAGE, problems=problems)
 
 
 @bp.get("/leaderboard/<slug>")
@@ -28,7 +28,7 @@ def per_problem(slug: str) -> str:
     viewer = g.viewer
     problem = platform().catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
     return render_template(
-        "leaderboard_problem.html",
+        "leaderboard/leaderboard_problem.html",
         problem=problem,
         entries=leaderboard.problem_board(g.db, problem.slug, limit=PAGE),
         speed=leaderboard.speed_board_of(g.db, problem, limit=PAGE),
@@ -43,5 +43,5 @@ def profile(username: str) -> str:
     hidden = set() if admin else catalog.hidden(g.db)
     titles = {p.slug: p.title for p in catalog.visible(g.db, admin=admin)}
     return render_template(
-        "profile.html", profile=profiles.profile(g.db, username, hidden=hidden), titles=titles
+        "leaderboard/profile.html", profile=profiles.profile(g.db, username, hidden=hidden), titles=titles
     )

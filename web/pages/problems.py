@@ -33,7 +33,7 @@ def index() -> str:
     admin = viewer is not None and viewer.is_admin
     problems = state.catalog.visible(g.db, admin=admin)
     return render_template(
-        "problems.html",
+        "problems/problems.html",
         chapters=_by_chapter(problems),
         hidden=state.catalog.hidden(g.db),
         progress=progress(g.db, viewer.id) if viewer is not None else {},
@@ -65,7 +65,7 @@ def show(slug: str) -> str:
     if problem.quiz is not None:
         return _quiz_page(problem, history)
     return render_template(
-        "problem.html",
+        "problems/problem.html",
         problem=problem,
         statement_html=render_markdown(problem.statement(g.lang)),
         starter=problem.starter_source(),
@@ -96,7 +96,7 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
     questions = quiz_sheets.quiz_of(problem).questions
     explanations = {q: problem.quiz.keys[q].explanation for q in given_up} if problem.quiz else {}
     return render_template(
-        "quiz.html",
+        "problems/quiz.html",
         problem=problem,
         statement_html=render_markdown(problem.statement(g.lang)),
         questions=questions,

@@ -18,7 +18,7 @@ def index() -> str:
     query = submissions.query_from_args(platform(), g.db, g.viewer, limit=50)
     rows = submissions.search(g.db, query)
     return render_template(
-        "submissions.html",
+        "submissions/submissions.html",
         rows=rows,
         query=query,
         next_before=rows[-1][0].id if len(rows) == query.limit else None,
@@ -41,7 +41,7 @@ def show(submission_id: int) -> str:
         if isinstance(case.get("explanation"), dict)
     }
     return render_template(
-        "submission.html",
+        "submissions/submission.html",
         sub=view,
         full=full,
         explained=explained,
