@@ -47,7 +47,9 @@ def register() -> Any:
     try:
         user = register_user(username, request.form.get("password", ""))
     except ApiError as exc:
-        html = render_template("accounts/register.html", error=exc.message, username=username, **page)
+        html = render_template(
+            "accounts/register.html", error=exc.message, username=username, **page
+        )
         return html, exc.status
     log_in(user)
     return redirect(page["next_page"] or url_for("problems.index"), code=303)

@@ -20,7 +20,9 @@ def overall() -> str:
     board = leaderboard.overall(g.db, limit=PAGE, offset=offset)
     viewer = g.viewer
     problems = platform().catalog.visible(g.db, admin=viewer is not None and viewer.is_admin)
-    return render_template("leaderboard/leaderboard.html", board=board, page=PAGE, problems=problems)
+    return render_template(
+        "leaderboard/leaderboard.html", board=board, page=PAGE, problems=problems
+    )
 
 
 @bp.get("/leaderboard/<slug>")
@@ -43,5 +45,7 @@ def profile(username: str) -> str:
     hidden = set() if admin else catalog.hidden(g.db)
     titles = {p.slug: p.title for p in catalog.visible(g.db, admin=admin)}
     return render_template(
-        "leaderboard/profile.html", profile=profiles.profile(g.db, username, hidden=hidden), titles=titles
+        "leaderboard/profile.html",
+        profile=profiles.profile(g.db, username, hidden=hidden),
+        titles=titles,
     )
