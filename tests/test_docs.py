@@ -191,3 +191,33 @@ def test_the_layout_check_sees_every_package() -> None:
     """Guards the test above: each package has modules, and a made-up one is missing."""
     assert all(_modules(p) for p in LAYOUT_DOCS)
     assert "judge/run/no_such_module.py" not in _table_paths("ARCHITECTURE.md")
+
+
+def _trace_problems() -> list[str]:
+    """Problems whose observation is a trace: one {"op", ...} record per step."""
+    from judge.problem.cases import PUBLIC_SEED, build_cases
+    from judge.problem.problemset import ProblemSet
+    from judge.run.judge_source import expected_observations
+
+    found = []
+    for problem in ProblemSet().all():
+        if problem.tier != "browser" or problem.quiz is not None:
+            continue
+        case = build_cases(problem, PUBLIC_SEED)[0]
+        expected = expected_observations(problem, [case])[case.name]
+        if isinstance(expected, list) and isinstance(expected[0], dict) and "op" in expected[0]:
+            found.append(problem.slug)
+    return found
+
+
+def test_the_stateful_problem_lists_name_every_trace_problem() -> None:
+    """Issue 24: ARCHITECTURE's list of stateful problems named 5 of them."""
+    problems = _trace_problems()
+    assert len(problems) >= 9, problems  # or this test checks nothing
+    architecture = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    sentence = architecture[architecture.index("Stateful problems (") :]
+    sentence = sentence[: sentence.index(")")]
+    stateful_doc = (REPO / "docs" / "stateful-problems.md").read_text(encoding="utf-8")
+    for slug in problems:
+        assert slug in sentence, f"ARCHITECTURE.md's stateful list lacks {slug}"
+        assert f"`{slug}`" in stateful_doc, f"docs/stateful-problems.md lacks {slug}"
