@@ -6,9 +6,9 @@ import pytest
 from torch_tier import problem_params
 
 from judge.commands.selfcheck import check_problem
+from judge.kinds.registry import kind_of
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
-from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.launchers.sandbox import SandboxLauncher
 
@@ -36,9 +36,10 @@ def test_judge_check_passes_in_the_sandbox_for_every_torch_problem(
 def test_reference_and_wrong_solutions_get_their_verdicts_in_the_sandbox(
     problem: ProblemSpec, warm_launcher: SandboxLauncher
 ) -> None:
-    reference = judge_source(problem, problem.reference_source(), launcher=warm_launcher, seed=7)
+    judge = kind_of(problem).judge  # a quiz is judged by its kind, in the trusted process
+    reference = judge(problem, problem.reference_source(), launcher=warm_launcher, seed=7)
     assert reference.verdict is Verdict.AC, reference.to_dict()
     for wrong in problem.wrong_solutions():
         source = wrong.path.read_text(encoding="utf-8")
-        report = judge_source(problem, source, launcher=warm_launcher, seed=7)
+        report = judge(problem, source, launcher=warm_launcher, seed=7)
         assert report.verdict is wrong.expect, (wrong.path.name, report.verdict)
