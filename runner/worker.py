@@ -85,6 +85,8 @@ def _preload(modules: list[str], warm: bool) -> list[str]:
     """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
     global _weights  # set once, before the first fork
     # The loop every job runs, and the finder of a problem that withholds a part.
+    import judge.problem.withheld
+    import judge.run.child  # noqa: F401 (imported for the forks, not used here)
 
     # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
     # a job gets the environment bubblewrap gave the worker, nothing preloading added.
