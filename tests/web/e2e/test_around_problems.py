@@ -70,6 +70,28 @@ def test_an_accepted_submission_opens_the_editorial_and_restores_into_the_editor
     assert page.locator("#editorial .editorial-locked").count() == 0
 
 
+def test_restoring_a_submission_with_a_failing_case_puts_back_its_code_not_the_cases_test(
+    page: Any,
+) -> None:
+    """Issue 23: Restore took the first `pre.code` of the submission's body, which for a
+    failing public case is the case's Copy-as-a-test snippet, and the draft then saved it."""
+    register(page)
+    open_problem(page)
+    wrong = reference_source() + (
+        "\n_right = kv_bytes_per_token\n\n\n"
+        "def kv_bytes_per_token(config: dict, kv_dtype: str) -> int:\n"
+        "    return _right(config, kv_dtype) + 1\n"
+    )
+    submit_code(page, wrong)
+    assert page.get_attribute(VERDICT, "data-verdict") == "WA"
+    page.locator(".live details.submission").first.evaluate("(row) => { row.open = true; }")
+    page.wait_for_selector(".live pre.case-test-code", state="attached")
+    replace_code(page, "# something else entirely\n")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(".live button[data-action=restore]")
+    assert code_lines(editor_text(page)) == code_lines(wrong)
+
+
 def test_two_submissions_are_compared_line_by_line(page: Any) -> None:
     register(page)
     open_problem(page)

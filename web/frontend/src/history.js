@@ -72,7 +72,7 @@ function otherIds(panel, id) {
 function actionsFor(panel, body, { editor, urls }) {
   const row = body.closest("details.submission");
   const id = row && row.dataset.submission;
-  const code = body.querySelector("pre.code");
+  const code = body.querySelector("pre.submitted-code");
   if (!id || !code) return null;
   const status = h("span", { class: "muted history-status", "aria-live": "polite" });
   const output = h("div", { class: "history-diff" });

@@ -57,7 +57,9 @@ function detailBody(submission) {
     submission.cases && submission.cases.length ? caseList(submission.cases, null) : null,
     submission.message ? h("p", { class: "muted" }, submission.message) : null,
     submission.code ? h("h4", {}, t("showCode")) : null,
-    submission.code ? h("pre", { class: "code" }, submission.code) : null,
+    // `submitted-code`: the body also holds a failing case's test (`pre.code` too), and
+    // Restore must put back what was submitted, never that snippet.
+    submission.code ? h("pre", { class: "code submitted-code" }, submission.code) : null,
   ];
 }
 
