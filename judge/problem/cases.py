@@ -32,6 +32,9 @@ class Case:
     # Its CPU time may be at most the problem's CpuRule applied to the reference's, on this case.
     calibrated: bool = False
     timed: Timed | None = None  # a speed problem's repetition: scored (judge/problem/speed_spec.py)
+    # A speed problem's warm-up: run only to be timed after it, so left out (like the timed
+    # repetitions) once a case has failed and the run can get no score.
+    warm_up: bool = False
 
     def to_request(self) -> dict[str, object]:
         return {"type": "case", "name": self.name, "args": self.args}
@@ -87,7 +90,7 @@ def _case(item: object, public: bool, problem: ProblemSpec, file: str) -> Case:
         raise SpecError(
             file, "cases", f"each case must be a dict with 'name' and 'args', got {item!r:.80}"
         )
-    unknown = set(item) - {"name", "args", "check", "calibrated", "timed"}
+    unknown = set(item) - {"name", "args", "check", "calibrated", "timed", "warm_up"}
     if unknown:
         raise SpecError(
             file, "cases", f"case {item['name']!r} has unknown key {sorted(unknown)[0]!r}"
@@ -126,7 +129,14 @@ def _case(item: object, public: bool, problem: ProblemSpec, file: str) -> Case:
         from judge.problem.speed_spec import Timed
 
         timed = Timed.from_value(item["timed"], file, name)
-    return Case(name, item["args"], check, public, calibrated, timed)
+    warm_up = item.get("warm_up", False)
+    if type(warm_up) is not bool:
+        raise SpecError(file, "cases", f"case {name!r}: warm_up must be true or false")
+    if warm_up and (problem.speed is None or timed is not None):
+        raise SpecError(
+            file, "cases", f"case {name!r}: warm_up is for an untimed case of a speed problem"
+        )
+    return Case(name, item["args"], check, public, calibrated, timed, warm_up)
 
 
 def _check_unique(cases: list[Case], file: str) -> None:

@@ -190,9 +190,11 @@ def _drive(
             graded.append(grade(case, outcome, want[case.name], reproducer))
 
         def not_worth_timing(case: Case) -> bool:
-            # A speed run is scored only when every case is AC: once one is not, timing the
-            # repetitions left would keep the learner waiting for a score that cannot come.
-            return case.timed is not None and any(r.verdict is not Verdict.AC for r in graded)
+            # A speed run is scored only when every case is AC: once one is not, the warm-up
+            # and the timed repetitions left would keep the learner waiting for a score that
+            # cannot come (decode-throughput's Run of its starter took 53 s).
+            speed_only = case.timed is not None or case.warm_up
+            return speed_only and any(r.verdict is not Verdict.AC for r in graded)
 
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)

@@ -88,7 +88,7 @@ def public_cases():
 
 
 def generated_cases(rng):
-    cases = [_case("warm-up", _prompts(rng), NEW_TOKENS)]  # not timed
+    cases = [_case("warm-up", _prompts(rng), NEW_TOKENS) | {"warm_up": True}]  # not timed
     for i in range(REPETITIONS):
         cases.append(_case(f"timed-{i}", _prompts(rng), NEW_TOKENS, timed=True))
     return cases

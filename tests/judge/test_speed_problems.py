@@ -43,7 +43,7 @@ def public_cases():
 
 
 def generated_cases(rng):
-    cases = [{"name": "warm-up", "args": [rng.randint(1, 9), 5]}]
+    cases = [{"name": "warm-up", "args": [rng.randint(1, 9), 5], "warm_up": True}]
     for i in range(5):
         n = 20000 + rng.randint(0, 99)
         cases.append(
@@ -182,6 +182,18 @@ def test_once_a_case_fails_the_repetitions_left_are_not_timed(make_problem: Make
     assert wrong.verdict is Verdict.WA
 
 
+def test_once_a_case_fails_the_warm_up_is_left_out_too(make_problem: MakeProblem) -> None:
+    """Issue 23, section 6: the warm-up exists only to be timed after; once the correctness
+    case failed, decode-throughput still ran it. A case marked `warm_up` is left out like
+    the timed repetitions, and says why."""
+    wrong = judge_source(_problem(make_problem), "def total(a, n):\n    return a * n + 1\n")
+    warm_up = next(c for c in wrong.cases if c.name == "warm-up")
+    assert warm_up.verdict is None
+    assert warm_up.to_dict()["message_key"] == "case.not_timed"
+    honest = judge_source(_problem(make_problem), HONEST)
+    assert next(c for c in honest.cases if c.name == "warm-up").verdict is Verdict.AC
+
+
 def test_quartiles_interpolate_and_overlapping_ranges_are_not_told_apart() -> None:
     assert quartiles([4.0, 1.0, 3.0, 2.0, 5.0]) == (2.0, 3.0, 4.0)
     assert quartiles([1.0, 2.0]) == (1.25, 1.5, 1.75)
@@ -196,8 +208,17 @@ def test_quartiles_interpolate_and_overlapping_ranges_are_not_told_apart() -> No
     [
         ('[speed]\nunit = "items"', CASES, "speed.unit"),
         ('[speed]\nunit = "items/s"\nbest = "max"', CASES, "speed.best"),
-        ("", CASES, "is timed; problem.toml has no [speed]"),
+        ("", CASES.replace(', "warm_up": True', ""), "is timed; problem.toml has no [speed]"),
         (SPEED, CASES.replace('"min_bytes": 1', '"min_bytes": 0'), "timed.min_bytes"),
+        (SPEED, CASES.replace('"warm_up": True', '"warm_up": 1'), "warm_up must be"),
+        (
+            SPEED,
+            CASES.replace(
+                '"warm_up": True', '"warm_up": True, "timed": {"work": 1, "min_bytes": 1}'
+            ),
+            "warm_up is for",
+        ),
+        ("", CASES.replace('"timed": {', '"x": {'), "warm_up is for"),
     ],
 )
 def test_a_malformed_speed_problem_is_a_spec_error(

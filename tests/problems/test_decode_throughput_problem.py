@@ -40,3 +40,13 @@ def test_decoding_each_row_alone_gives_the_batched_tokens() -> None:
     together = generate(model, prompts, n, stop_tokens=())
     alone = [generate(model, [p], n, stop_tokens=())[0] for p in prompts]
     assert alone == together
+
+
+def test_the_warm_up_is_marked_so_a_failed_run_skips_it() -> None:
+    """Issue 23, section 6: only a case marked `warm_up` is left out with the repetitions."""
+    from judge.problem.cases import build_cases
+
+    cases = build_cases(PROBLEM, 7)
+    first_timed = next(i for i, c in enumerate(cases) if c.timed is not None)
+    assert [c.name for c in cases if c.warm_up] == ["warm-up"]
+    assert cases[first_timed - 1].warm_up and not any(c.warm_up for c in cases[:2])
