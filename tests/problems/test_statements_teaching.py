@@ -96,3 +96,29 @@ def test_paging_statements_that_count_blocks_say_vllm_has_one_fewer(slug: str) -
     zh = section(slug, "zh", DIFFERS["zh"])
     assert "vLLM 把 0 号块留作*空块*（null block）" in zh
     assert "相当于这里 $N - 1$ 个块" in zh
+
+
+def test_greedy_generate_says_the_6x_is_cpu_time_and_the_token_counts_differ_90x() -> None:
+    """About 6x is what the judge measures (CPU time); the statement's own formula counts
+    tokens, which differ about 90x at long-160. Both figures are the formula's."""
+    p, n = 24, 160
+    assert (p + (n - 1), n * p + n * (n - 1) // 2) == (183, 16_560)
+    assert (p + 179, 180 * p + 180 * 179 // 2) == (203, 20_430)
+    assert round(16_560 / 183) == 90 and round(20_430 / 203) == 101
+    en = statement("greedy-generate", "en")
+    assert "about 6 times the\nreference's CPU time" in en
+    assert "16,560 against 183 at `long-160`" in en and "about 90 times as many" in en
+    zh = statement("greedy-generate", "zh")
+    assert "CPU 时间约为参考解的 6 倍" in zh
+    assert "16,560 个对 183 个，约 90 倍" in zh
+    for lang, text in (("en", en), ("zh", zh)):
+        assert "6 times the work" not in text and "计算量约为参考解" not in text, lang
+
+
+def test_decode_throughput_says_until_the_step_becomes_compute_bound() -> None:
+    en = statement("decode-throughput", "en")
+    assert "until\nthe step becomes compute-bound" in en
+    assert "arithmetic catches up" not in en
+    zh = statement("decode-throughput", "zh")
+    assert "在这一步变成计算瓶颈之前" in zh
+    assert "算力跟上" not in zh
