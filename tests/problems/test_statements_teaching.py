@@ -98,6 +98,16 @@ def test_paging_statements_that_count_blocks_say_vllm_has_one_fewer(slug: str) -
     assert "相当于这里 $N - 1$ 个块" in zh
 
 
+def test_chunked_prefill_says_vllm_v1_has_one_block_fewer() -> None:
+    """chunked-prefill runs the scheduler's pool, so it owes the reader the same note."""
+    en = section("chunked-prefill", "en", "Where vLLM differs")
+    assert "vLLM sets block 0 aside as its\n  *null block*" in en
+    assert "$N - 1$ blocks admit here" in en
+    zh = section("chunked-prefill", "zh", "与 vLLM 的不同")
+    assert "vLLM 把 0 号块留作*空块*（null block）" in zh
+    assert "相当于这里 $N - 1$ 个块" in zh
+
+
 def test_greedy_generate_says_the_6x_is_cpu_time_and_the_token_counts_differ_90x() -> None:
     """About 6x is what the judge measures (CPU time); the statement's own formula counts
     tokens, which differ about 90x at long-160. Both figures are the formula's."""
