@@ -132,3 +132,31 @@ def test_decode_throughput_says_until_the_step_becomes_compute_bound() -> None:
     zh = statement("decode-throughput", "zh")
     assert "在这一步变成计算瓶颈之前" in zh
     assert "算力跟上" not in zh
+
+
+def test_kv_offload_says_hicache_keeps_the_host_copy_on_load_back() -> None:
+    en = section("kv-offload", "en", "Where real systems differ")
+    assert "a hash is in one tier at a time" in en
+    assert "**HiCache keeps the host copy:** its `load_back`" in en
+    assert "a loaded block is in both tiers" in en
+    zh = section("kv-offload", "zh", "与真实系统的差异")
+    assert "一个哈希同一时刻只在一层里" in zh
+    assert "**HiCache 会保留主机内存里的那份：** 它的 `load_back`" in zh
+    assert "加载回来的块同时在两层里" in zh
+
+
+def test_kv_quantization_bounds_the_error_only_for_normal_values() -> None:
+    """'Off by at most 2^-4 of itself' holds at or above 2^-6 of the scale only; the
+    statement's counterexample is what FP8 really does."""
+    torch = pytest.importorskip("torch")
+    scale = 3.0 / 448
+    back = torch.tensor([1e-5 / scale]).to(torch.float8_e4m3fn).float().item() * scale
+    assert f"{back:.3g}" == "1.31e-05" and round(100 * (back / 1e-5 - 1)) == 31
+    en = statement("kv-quantization", "en")
+    assert "Every stored value at or above $2^{-6}$ of its scale" in en
+    assert "comes back as $1.31 \\times 10^{-5}$, 31% off" in en
+    assert "Every stored value is off by at most" not in en
+    zh = statement("kv-quantization", "zh")
+    assert "除以 scale 之后不小于 $2^{-6}$（即落在正规数里）的值" in zh
+    assert "读回来是 $1.31 \\times 10^{-5}$，偏差 31%" in zh
+    assert "每个存下的值最多偏离自身的" not in zh
