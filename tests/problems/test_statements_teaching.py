@@ -160,3 +160,16 @@ def test_kv_quantization_bounds_the_error_only_for_normal_values() -> None:
     assert "除以 scale 之后不小于 $2^{-6}$（即落在正规数里）的值" in zh
     assert "读回来是 $1.31 \\times 10^{-5}$，偏差 31%" in zh
     assert "每个存下的值最多偏离自身的" not in zh
+
+
+def test_swap_preemption_says_vllm_v0_wants_a_free_block_for_every_decode() -> None:
+    """V0's can_append_slots counts a block per running sequence even when its last block
+    has room; the statement must not claim V0 counts a decode exactly."""
+    en = section("swap-preemption", "en", DIFFERS["en"])
+    assert "`can_append_slots`" in en and "worst-case heuristic" in en
+    assert "V0 therefore preempts even when\n  the token would fit" in en
+    assert "exact, as for a decode" not in en
+    zh = section("swap-preemption", "zh", "与 vLLM 的不同")
+    assert "`can_append_slots`" in zh and "最坏情况的估计" in zh
+    assert "即使这个 token 放得进请求的最后一块，V0 也会抢占" in zh
+    assert "和 decode 一样按实际需要计算" not in zh
