@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from judge.messages import LANGS
+from judge.problem.cases import load_module
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 
@@ -173,3 +175,57 @@ def test_swap_preemption_says_vllm_v0_wants_a_free_block_for_every_decode() -> N
     assert "`can_append_slots`" in zh and "最坏情况的估计" in zh
     assert "即使这个 token 放得进请求的最后一块，V0 也会抢占" in zh
     assert "和 decode 一样按实际需要计算" not in zh
+
+
+def test_radix_prefix_cache_says_sglang_stamps_on_insert_and_evicts_the_whole_allocation() -> None:
+    en = section("radix-prefix-cache", "en", "Where SGLang differs")
+    assert "in its match and in\n  its insert (when a request finishes) alike" in en
+    assert "SGLang asks the tree to evict `n`\n  tokens, the whole allocation" in en
+    assert "the last\n  call returns 0 there, not 6" in en
+    zh = section("radix-prefix-cache", "zh", "与 SGLang 的不同")
+    assert "匹配时如此，请求结束时的插入也是如此" in zh
+    assert "SGLang 让树驱逐 `n` 个 token，即整个分配的大小" in zh
+    assert "最后一次调用在 SGLang 中返回 0，而不是 6" in zh
+    for lang in LANGS:
+        assert "`differs-from-prefix-cache`" in section(
+            "radix-prefix-cache",
+            lang,
+            {"en": "Where SGLang differs", "zh": "与 SGLang 的不同"}[lang],
+        )
+
+
+def test_radix_prefix_cache_public_case_ends_6_here_and_0_under_sglangs_eviction() -> None:
+    """The figures the statement quotes: the reference's last allocate returns 6; the same
+    tree evicting the whole allocation (SGLang's evict(n)) and stamping a node before it
+    splits it returns 0."""
+    folder = PROBLEMS / "radix-prefix-cache"
+
+    def load(name: str) -> ModuleType:
+        path = folder / f"{name}.py"
+        return load_module(path.read_text(encoding="utf-8"), f"radix_{name}", str(path))
+
+    cases, reference = load("cases"), load("reference")
+
+    class SGLangEviction(reference.RadixCache):  # type: ignore[name-defined,misc]
+        def _make_room(self, need: int) -> None:
+            if self.free_tokens() >= need:
+                return
+            evicted = 0
+            while evicted < need and (leaves := list(self._leaves())):
+                leaf = min(leaves, key=lambda n: n.last_used)
+                del leaf.parent.children[leaf.key[0]]
+                self._cached -= len(leaf.key)
+                evicted += len(leaf.key)
+
+        def _claim(self, path, root):  # type: ignore[no-untyped-def]
+            for node, _ in path:
+                node.last_used = self._clock
+            return super()._claim(path, root)
+
+    class SGLang:
+        RadixCache = SGLangEviction
+
+    (case,) = [c for c in cases.public_cases() if c["name"] == "differs-from-prefix-cache"]
+    ours, theirs = cases.run(reference, case["args"]), cases.run(SGLang, case["args"])
+    assert [s["result"] for s in ours][-2:] == [0, 6]
+    assert [s["result"] for s in theirs][-2:] == [0, 0]
