@@ -4,6 +4,7 @@ cannot drop one language's explanation or turn it back into the misleading versi
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 from types import ModuleType
@@ -229,3 +230,35 @@ def test_radix_prefix_cache_public_case_ends_6_here_and_0_under_sglangs_eviction
     ours, theirs = cases.run(reference, case["args"]), cases.run(SGLang, case["args"])
     assert [s["result"] for s in ours][-2:] == [0, 6]
     assert [s["result"] for s in theirs][-2:] == [0, 0]
+
+
+def test_scheduler_says_admit_only_when_nothing_was_preempted_never_matters() -> None:
+    en = statement("scheduler", "en")
+    assert "the checker relies on every one of them but one" in en
+    assert 'Why "only if no request was preempted" never matters here' in en
+    zh = statement("scheduler", "zh")
+    assert "判题依赖其中除一条以外的每一条" in zh
+    assert '为什么"只在本步没有发生抢占时"在本题中不起作用' in zh
+
+
+def test_scheduler_without_the_no_preemption_rule_gives_the_same_answers() -> None:
+    """The claim the statement explains: a reference that admits after a preemption too
+    answers every public and generated trace exactly as the reference does."""
+    folder = PROBLEMS / "scheduler"
+    source = (folder / "reference.py").read_text(encoding="utf-8")
+    rule = "        if not preempted:\n            self._admit(batch, budget)\n"
+    assert source.count(rule) == 1
+    without = source.replace(rule, "        self._admit(batch, budget)\n")
+    cases_path = folder / "cases.py"
+    cases = load_module(cases_path.read_text(encoding="utf-8"), "sched_cases", str(cases_path))
+    reference = load_module(source, "sched_reference", str(folder / "reference.py"))
+    variant = load_module(without, "sched_without_rule", str(folder / "reference.py"))
+    all_cases = list(cases.public_cases())
+    for seed in range(6):
+        all_cases += cases.generated_cases(random.Random(seed))
+    preempting = 0
+    for case in all_cases:
+        ours = cases.run(reference, case["args"])
+        assert cases.run(variant, case["args"]) == ours, case["name"]
+        preempting += any(step["result"]["preempted"] for step in ours if step.get("result"))
+    assert preempting >= 10  # the traces do preempt, so the rule had chances to matter
