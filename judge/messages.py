@@ -251,10 +251,15 @@ CATALOG: dict[str, dict[str, str]] = {
     "quiz.right": {"en": "right", "zh": "正确"},
     "quiz.not_answered": {"en": "not answered", "zh": "未作答"},
     "quiz.at_submit": {
-        "en": "checked when you submit: the browser does not have this answer",
-        "zh": "提交后才判：浏览器里没有这道题的答案",
+        "en": "checked when you submit: Run does not have this answer",
+        "zh": "提交后才判：运行（Run）时没有这道题的答案",
     },
     "quiz.tolerance": {"en": "outside the tolerance", "zh": "超出容差"},
+    # A count has no tolerance: "outside the tolerance" would suggest it had one.
+    "quiz.wrong_number": {
+        "en": "not the right number (this answer is exact)",
+        "zh": "数值不对（这道题要求精确相等）",
+    },
     "quiz.wrong_option": {"en": "not the right option", "zh": "选项不对"},
     "quiz.wrong_options": {"en": "not the right set of options", "zh": "选项组合不对"},
     "quiz.public_right": {

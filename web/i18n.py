@@ -228,6 +228,34 @@ MESSAGES: dict[str, dict[str, str]] = {
         "verdicts but no points.",
         "zh": "看过任何一题的解析后，之后提交的答案仍会评判，但不再计分。",
     },
+    "quiz_run": {"en": "Run: check at the public points", "zh": "运行：在公开取值点上检查"},
+    "quiz_public_points": {
+        "en": "Run checks your expression at: {points}",
+        "zh": "运行会在这些点上检查你的式子：{points}",
+    },
+    "quiz_ran": {
+        "en": "Run checked every answer's form and each expression at its public points; "
+        "numbers and choices are checked when you submit. Nothing was submitted.",
+        "zh": "运行检查了每个答案的格式，以及每个式子在公开取值点上的值；"
+        "数值题和选择题在提交后判分。这次运行没有提交。",
+    },
+    "quiz_marked_by": {
+        "en": "Marked below by your latest submission:",
+        "zh": "下面的标记来自你最近一次提交：",
+    },
+    "quiz_wrong_questions": {
+        "en": "questions not right: {numbers}",
+        "zh": "没答对的题：{numbers}",
+    },
+    "quiz_all_checked_right": {
+        "en": "nothing checked is wrong",
+        "zh": "检查过的都没错",
+    },
+    "quiz_question_n": {"en": "Question {n}", "zh": "第 {n} 题"},
+    "quiz_back": {
+        "en": "Back to the quiz: your answers are there, the wrong ones marked",
+        "zh": "回到问答：你的答案都在那里，答错的题已标出",
+    },
     "quiz_given_up": {
         "en": "You gave up on this question; your later answers to this quiz earn no points.",
         "zh": "你已放弃这一题；之后提交的答案不再计分。",

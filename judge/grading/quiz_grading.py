@@ -125,7 +125,7 @@ def _grade(question: Question, key: Key, answer: Answer, seed: int) -> Judgement
     qtype = question.type
     if qtype is QuestionType.NUMBER:
         ok = key.tolerance.admits(answer, key.answer)  # type: ignore[arg-type]
-        wrong = say("quiz.tolerance")
+        wrong = say("quiz.tolerance" if key.tolerance.allows_error else "quiz.wrong_number")
     elif qtype is QuestionType.CHOICE:
         ok, wrong = answer == key.answer, say("quiz.wrong_option")
     elif qtype is QuestionType.CHOICES:

@@ -119,6 +119,11 @@ class Tolerance:
         except OverflowError:  # an int too large for a float: nowhere near
             return False
 
+    @property
+    def allows_error(self) -> bool:
+        """False for an exact answer (a count): only equality is right."""
+        return self.rel_tol > 0 or self.abs_tol > 0
+
     def to_dict(self) -> dict[str, float]:
         return {"rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
 

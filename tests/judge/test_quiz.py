@@ -161,9 +161,10 @@ def test_the_right_answers_are_accepted_with_the_points_and_an_explanation_each(
 @pytest.mark.parametrize(
     ("name", "answer", "message"),
     [
-        ("sum", 4, "outside the tolerance"),
-        ("sum", 3.0000001, "outside the tolerance"),
-        ("sum", 10**400, "outside the tolerance"),  # too large for a float
+        # `sum` is exact (rel_tol = 0): a count has no tolerance to be outside of
+        ("sum", 4, "not the right number (this answer is exact)"),
+        ("sum", 3.0000001, "not the right number (this answer is exact)"),
+        ("sum", 10**400, "not the right number (this answer is exact)"),  # too large for a float
         ("pick", "one", "not the right option"),
         ("picks", ["two"], "not the right set of options"),
         ("picks", ["two", "three", "four"], "not the right set of options"),
@@ -199,6 +200,19 @@ def test_a_number_within_the_tolerance_is_right(make_quiz: MakeQuiz) -> None:
         make_quiz({"answers.toml": ANSWERS.replace("rel_tol = 0", "rel_tol = 0.01")})
     )
     assert case(judged(problem, sheet(sum=3.02)), "sum").verdict is Verdict.AC
+
+
+def test_a_number_with_a_tolerance_says_outside_it_and_an_exact_one_never_does(
+    make_quiz: MakeQuiz,
+) -> None:
+    """Issue 23: a wrong token count said "outside the tolerance", though counts are exact."""
+    exact = case(judged(load_problem(make_quiz()), sheet(sum=4)), "sum")
+    loose = load_problem(
+        make_quiz({"answers.toml": ANSWERS.replace("rel_tol = 0", "rel_tol = 0.01")})
+    )
+    assert case(judged(loose, sheet(sum=4)), "sum").message == "outside the tolerance"
+    assert exact.verdict is Verdict.WA and "tolerance" not in exact.message
+    assert exact.text is not None and exact.text.render("zh") == "数值不对（这道题要求精确相等）"
 
 
 @pytest.mark.parametrize("blank", ["{}", '{"sum": null}', '{"_note": "nothing yet"}'])
@@ -450,7 +464,7 @@ def test_cli_init_writes_a_blank_sheet_and_run_judges_it(
     assert code == 1 and "not answered" in out and "sandbox" not in err
     target.write_text(sheet(sum=4))
     code, out, _ = cli(["--problems", root, "run", "quiz", str(target)], capsys)
-    assert code == 1 and "outside the tolerance" in out and "pick: right. Two divides" in out
+    assert code == 1 and "not the right number" in out and "pick: right. Two divides" in out
     assert "One and two make three" not in out
     target.write_text(sheet())
     code, out, _ = cli(["--problems", root, "run", "quiz", str(target), "--json"], capsys)

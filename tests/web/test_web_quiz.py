@@ -54,6 +54,37 @@ RIGHT = json.dumps({"pick": "a", "count": 1099})
 WRONG = json.dumps({"pick": "b", "count": 1099})
 
 
+# A quiz with an expression, for Run at its public points (2 is its page number).
+FORMULA_QUESTIONS = """
+[[question]]
+id = "size"
+type = "number"
+prompt.en = "How many bytes in a BF16 value?"
+prompt.zh = "一个 BF16 数有几个字节？"
+
+[[question]]
+id = "tokens"
+type = "expression"
+variables = ["n", "p"]
+prompt.en = "How many token positions without a cache?"
+prompt.zh = "不用缓存时一共算多少个 token 位置？"
+public_points = [{ n = 1, p = 5 }, { n = 3, p = 2 }]
+"""
+FORMULA_ANSWERS = """
+[size]
+answer = 2
+rel_tol = 0
+explanation.en = "EXPLAIN_SIZE"
+explanation.zh = "EXPLAIN_SIZE"
+
+[tokens]
+answer = "n * p + n * (n - 1) / 2"
+points = [{ n = 1000, p = 100 }]
+explanation.en = "EXPLAIN_TOKENS"
+explanation.zh = "EXPLAIN_TOKENS"
+"""
+
+
 def write_quiz(root: Path, slug: str = "warm-up-quiz") -> None:
     toml = (
         f'slug = "{slug}"\nkind = "quiz"\norder = 0\nchapter = "basics"\ntier = "browser"\n'
@@ -73,6 +104,17 @@ def write_quiz(root: Path, slug: str = "warm-up-quiz") -> None:
 def quiz_app(tmp_path: Path, db_template: Path) -> Iterator[Flask]:
     root = tmp_path / "problems"
     write_quiz(root)
+    write_files(
+        root / "formula-quiz",
+        {
+            "problem.toml": 'slug = "formula-quiz"\nkind = "quiz"\norder = 1\nchapter = "basics"\n'
+            'tier = "browser"\npoints = 10\ntags = ["quiz"]\n\n[title]\nzh = "公式"\nen = "Formulas"\n',
+            "statement.en.md": "# Formulas\n\nRun first.\n",
+            "statement.zh.md": "# 公式\n\n先运行。\n",
+            "questions.toml": FORMULA_QUESTIONS,
+            "answers.toml": FORMULA_ANSWERS,
+        },
+    )
     app = create_app(make_config(tmp_path, db_template, root))
     yield app
     state(app).close()
@@ -170,3 +212,75 @@ def test_a_code_problem_has_no_question_to_give_up_on(client: FlaskClient) -> No
     bob = make_user(client, "bob")
     response = client.post("/api/problems/add-two/questions/pick/reveal", headers=bob.auth)
     assert response.status_code == 400 and response.json["error"]["code"] == "not_a_quiz"
+
+
+def _question(html: str, qid: str) -> str:
+    """The <li> of question `qid` on a quiz page, as text."""
+    start = html.index(f'id="q-{qid}"')
+    return html[html.rindex("<li", 0, start) : html.index("</li>", start)]
+
+
+def test_the_quiz_title_is_shown_once(quiz_app: Flask) -> None:
+    """Issue 23: the page's heading and the statement's own `# Title` line both showed."""
+    html = quiz_app.test_client().get("/problems/warm-up-quiz").get_data(as_text=True)
+    assert html.count("<h1") == 1 and "Warm-up quiz</h1>" in html
+    assert "Answer both." in html
+
+
+def test_run_checks_an_expression_at_the_public_points_shown_with_it_and_marks_it_in_place(
+    quiz_app: Flask,
+) -> None:
+    """Issue 23: the statement promised a Run at public points shown with each question; the
+    page had neither. Run needs no account and stores nothing."""
+    client = quiz_app.test_client()
+    page = client.get("/problems/formula-quiz").get_data(as_text=True)
+    assert 'id="run-button"' in page
+    assert "Run checks your expression at: n=1, p=5; n=3, p=2" in _question(page, "tokens")
+    form = {"csrf_token": csrf_of(client), "answer-size": "2", "answer-tokens": "n + p"}
+    ran = client.post("/problems/formula-quiz/run", data=form)
+    assert ran.status_code == 200
+    html = ran.get_data(as_text=True)
+    tokens = _question(html, "tokens")
+    assert "wrong" in tokens and 'data-verdict="WA"' in tokens and 'value="n + p"' in tokens
+    assert "differs from the expected value at n=1, p=5 (yours gives 6)" in tokens
+    size = _question(html, "size")
+    assert "wrong" not in size and "checked when you submit" in size and 'value="2"' in size
+    assert "questions not right: 2" in html and 'id="quiz-ran"' in html
+    assert "EXPLAIN_" not in html
+    form["answer-tokens"] = "n * p + n * (n - 1) / 2"
+    html = client.post("/problems/formula-quiz/run", data=form).get_data(as_text=True)
+    assert "right at the public points" in _question(html, "tokens")
+    assert "questions not right" not in html
+    ada = make_user(client, "ada")
+    assert client.get("/api/submissions", headers=ada.auth).json["submissions"] == []
+
+
+def test_the_quiz_page_marks_the_questions_the_latest_submission_got_wrong(
+    quiz_app: Flask,
+) -> None:
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, WRONG, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    page_login(client, "ada")
+    html = client.get("/problems/warm-up-quiz").get_data(as_text=True)
+    pick = _question(html, "pick")
+    assert "wrong" in pick and "not the right option" in pick
+    count = _question(html, "count")
+    assert "wrong" not in count and "marked-AC" in count
+    assert "questions not right: 1" in html and f'href="/submissions/{sid}"' in html
+
+
+def test_the_verdict_names_questions_by_the_pages_numbers_and_links_back_to_the_quiz(
+    quiz_app: Flask,
+) -> None:
+    """Issue 23: the verdict named answers by id while the page numbers them 1, 2, ..."""
+    client = quiz_app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, WRONG, problem="warm-up-quiz")
+    wait_judged(quiz_app)
+    page_login(client, "ada")
+    html = client.get(f"/submissions/{sid}").get_data(as_text=True)
+    assert '<a href="/problems/warm-up-quiz#q-pick">Question 1</a>' in html
+    assert '<a href="/problems/warm-up-quiz#q-count">Question 2</a>' in html
+    assert 'id="back-to-quiz" href="/problems/warm-up-quiz"' in html

@@ -3,6 +3,7 @@ language switch."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
@@ -12,7 +13,7 @@ from judge.problem.spec import ProblemSpec
 from web.accounts.auth import require_user
 from web.attempts import submissions
 from web.boards.leaderboard import problem_stats, progress, speed_board_of
-from web.content import guidance, handbook, quiz_sheets
+from web.content import guidance, handbook, quiz_marks, quiz_sheets
 from web.content.markdown import render_inline_markdown, render_markdown
 from web.errors import ApiError
 from web.i18n import COOKIE, say
@@ -85,20 +86,31 @@ def _editorial_html(problem: ProblemSpec) -> str | None:
     return render_markdown(problem.editorial(g.lang) or "")
 
 
-def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
+def _quiz_page(
+    problem: ProblemSpec,
+    history: list[Any],
+    *,
+    answers: dict[str, object] | None = None,
+    marks: quiz_marks.QuizMarks | None = None,
+) -> str:
     """A quiz is a form: each question with its input, the learner's last answers filled
-    in, and the explanation of any question they gave up on."""
+    in, each question marked in place by the latest judged submission (or by the Run that
+    posted `answers`), and the explanation of any question they gave up on."""
     viewer = g.viewer
-    answers, given_up = {}, set()
+    quiz = quiz_sheets.quiz_of(problem)
+    given_up: set[str] = set()
     if viewer is not None:
-        answers = quiz_sheets.last_answers(g.db, viewer.id, problem.slug)
+        if answers is None:
+            answers = quiz_sheets.last_answers(g.db, viewer.id, problem.slug)
+            marks = quiz_marks.of_last_submission(g.db, viewer.id, quiz, problem.slug, g.lang)
         given_up = quiz_sheets.revealed(g.db, viewer.id, problem.slug)
-    questions = quiz_sheets.quiz_of(problem).questions
-    explanations = {q: problem.quiz.keys[q].explanation for q in given_up} if problem.quiz else {}
+    answers = answers or {}
+    questions = quiz.questions
+    explanations = {q: quiz.keys[q].explanation for q in given_up}
     return render_template(
         "problems/quiz.html",
         problem=problem,
-        statement_html=render_markdown(problem.statement(g.lang)),
+        statement_html=render_markdown(_without_title(problem.statement(g.lang))),
         questions=questions,
         prompts={q.id: render_markdown(q.prompt[g.lang]) for q in questions},
         options={
@@ -107,11 +119,42 @@ def _quiz_page(problem: ProblemSpec, history: list[Any]) -> str:
             for o in q.options
         },
         filled={q.id: quiz_sheets.shown(q, answers.get(q.id)) for q in questions},
+        public_points={
+            q.id: [", ".join(f"{k}={v}" for k, v in p.items()) for p in q.public_points]
+            for q in questions
+        },
+        marks=marks,
         explanations={q: render_markdown(text[g.lang]) for q, text in explanations.items()},
         field_prefix=quiz_sheets.FIELD_PREFIX,
         history=history,
         section=handbook.section_of(problem.section),
     )
+
+
+def _without_title(statement: str) -> str:
+    """The statement without its leading `# Title` line: the page's own heading already
+    shows the title (the statement keeps it for `judge show` in a terminal)."""
+    lines = statement.lstrip("\n").split("\n", 1)
+    if lines[0].startswith("# "):
+        return lines[1] if len(lines) > 1 else ""
+    return statement
+
+
+@bp.post("/problems/<slug>/run")
+def run_quiz(slug: str) -> str:
+    """A quiz's Run (the form's Run button, no account needed): the answers checked at the
+    public points, as the browser's judge checks a quiz bundle, and the page shown again
+    with each question marked. Nothing is stored and nothing counts."""
+    state, viewer = platform(), g.viewer
+    problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
+    quiz = quiz_sheets.quiz_of(problem)
+    sheet = quiz_sheets.sheet_from_form(quiz, request.form.to_dict(flat=False))
+    history = []
+    if viewer is not None:
+        query = submissions.SubmissionQuery(slug, None, None, 20, user_id=viewer.id)
+        history = [sub for sub, _ in submissions.search(g.db, query)]
+    marks = quiz_marks.of_run(quiz, sheet, g.lang)
+    return _quiz_page(problem, history, answers=json.loads(sheet), marks=marks)
 
 
 @bp.post("/problems/<slug>/submit")

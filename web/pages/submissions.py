@@ -8,6 +8,7 @@ from flask import Blueprint, g, render_template
 
 from web.attempts import submissions
 from web.content.markdown import render_markdown
+from web.content.quiz_marks import question_numbers
 from web.state import platform
 
 bp = Blueprint("submissions", __name__)
@@ -23,6 +24,15 @@ def index() -> str:
         query=query,
         next_before=rows[-1][0].id if len(rows) == query.limit else None,
     )
+
+
+def _quiz_numbers(slug: str) -> dict[str, int]:
+    """For a quiz, each question id -> its number on the quiz's page, so the verdict names
+    questions as the page numbers them; {} for a code problem or one no longer served."""
+    problem = next((p for p in platform().catalog.all() if p.slug == slug), None)
+    if problem is None or problem.quiz is None:
+        return {}
+    return question_numbers(problem.quiz)
 
 
 @bp.get("/submissions/<int:submission_id>")
@@ -45,5 +55,6 @@ def show(submission_id: int) -> str:
         sub=view,
         full=full,
         explained=explained,
+        numbers=_quiz_numbers(view["problem"]),
         view_json=json.dumps(view, ensure_ascii=False),
     )
