@@ -25,6 +25,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_tier": {"en": "Tier", "zh": "类型"},
     "col_tags": {"en": "Tags", "zh": "标签"},
     "col_points": {"en": "Points", "zh": "分值"},
+    # After a number ("100 分"): the column's own word reads oddly there.
+    "points_unit": {"en": "points", "zh": "分"},
+    "unit_ms": {"en": "{ms} ms", "zh": "{ms} 毫秒"},
+    "filter_button": {"en": "Filter", "zh": "筛选"},
     "col_progress": {"en": "Your progress", "zh": "你的进度"},
     "col_user": {"en": "User", "zh": "用户"},
     "col_rank": {"en": "Rank", "zh": "名次"},
