@@ -166,6 +166,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "(not starting with '.' or '-')",
         "zh": "用户名须为 3-32 个字符，只能用字母、数字、'_'、'.'、'-'（不能以 '.' 或 '-' 开头）",
     },
+    # The registration form's rules, shown before anything is refused (the same as the
+    # refusals' sentences: web/accounts/auth.py's USERNAME_RE and password lengths).
+    "username_rule": {
+        "en": "3-32 characters: letters, digits, '_', '.', '-' (not starting with '.' or '-'); "
+        "names that differ only in case are one name.",
+        "zh": "3-32 个字符，只能用字母、数字、'_'、'.'、'-'（不能以 '.' 或 '-' 开头）；"
+        "只有大小写不同的用户名算同一个。",
+    },
+    "password_rule": {"en": "{low}-{high} characters.", "zh": "{low}-{high} 个字符。"},
     "err_username_taken": {
         "en": "username {name!r} is taken (names that differ only in case are one name)",
         "zh": "用户名 {name!r} 已被占用（不区分大小写）",
