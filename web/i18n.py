@@ -25,6 +25,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_tier": {"en": "Tier", "zh": "类型"},
     "col_tags": {"en": "Tags", "zh": "标签"},
     "col_points": {"en": "Points", "zh": "分值"},
+    # After a number ("100 分"): the column's own word reads oddly there.
+    "points_unit": {"en": "points", "zh": "分"},
+    "unit_ms": {"en": "{ms} ms", "zh": "{ms} 毫秒"},
+    "filter_button": {"en": "Filter", "zh": "筛选"},
     "col_progress": {"en": "Your progress", "zh": "你的进度"},
     "col_user": {"en": "User", "zh": "用户"},
     "col_rank": {"en": "Rank", "zh": "名次"},
@@ -162,6 +166,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "(not starting with '.' or '-')",
         "zh": "用户名须为 3-32 个字符，只能用字母、数字、'_'、'.'、'-'（不能以 '.' 或 '-' 开头）",
     },
+    # The registration form's rules, shown before anything is refused (the same as the
+    # refusals' sentences: web/accounts/auth.py's USERNAME_RE and password lengths).
+    "username_rule": {
+        "en": "3-32 characters: letters, digits, '_', '.', '-' (not starting with '.' or '-'); "
+        "names that differ only in case are one name.",
+        "zh": "3-32 个字符，只能用字母、数字、'_'、'.'、'-'（不能以 '.' 或 '-' 开头）；"
+        "只有大小写不同的用户名算同一个。",
+    },
+    "password_rule": {"en": "{low}-{high} characters.", "zh": "{low}-{high} 个字符。"},
     "err_username_taken": {
         "en": "username {name!r} is taken (names that differ only in case are one name)",
         "zh": "用户名 {name!r} 已被占用（不区分大小写）",

@@ -58,13 +58,33 @@ def query_from_args(
     """The list's filters from the request's query string (`problem`, `user`, `before`):
     the API and the page read them here, so the two lists never filter differently. The
     caller chooses the page size (the API lets `?limit=` choose it; the page does not)."""
+    exclude = hidden_for(state, db, viewer)
     return SubmissionQuery(
-        problem=text_arg("problem"),
+        problem=problem_named(state, text_arg("problem"), exclude),
         username=text_arg("user"),
         before=int_arg("before", 0, low=0, high=2**62) or None,
         limit=limit,
-        exclude=hidden_for(state, db, viewer),
+        exclude=exclude,
     )
+
+
+def problem_named(state: PlatformState, text: str | None, exclude: tuple[str, ...]) -> str | None:
+    """The slug the problem filter names. Learners know a problem by its title, so besides
+    a slug the filter takes a title in either language (any case), or a piece of one that
+    only one problem's title holds; a hidden problem's title names nothing. Anything else
+    stays as typed, and the list is then empty."""
+    if not text:
+        return text
+    problems = [p for p in state.catalog.all() if p.slug not in exclude]
+    if any(p.slug == text for p in problems):
+        return text
+    wanted = text.strip().casefold()
+    titles = [(p.slug, [title.casefold() for title in p.title.values()]) for p in problems]
+    exact = [slug for slug, names in titles if wanted in names]
+    partial = [slug for slug, names in titles if any(wanted in name for name in names)]
+    if len(exact) == 1:
+        return exact[0]
+    return partial[0] if len(partial) == 1 else text
 
 
 def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: str, ip: str) -> int:

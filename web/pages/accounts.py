@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 
-from web.accounts.auth import end_sessions, log_in, require_user
+from web.accounts.auth import PASSWORD_MAX, PASSWORD_MIN, end_sessions, log_in, require_user
 from web.api.accounts import authenticate, change_password, register_user
 from web.errors import ApiError
 from web.i18n import say
@@ -40,7 +40,11 @@ def login() -> Any:
 
 @bp.route("/register", methods=["GET", "POST"])
 def register() -> Any:
-    page = {"next_page": _next()}
+    # The rules are shown beside the fields from the start, not only in a refusal.
+    page = {
+        "next_page": _next(),
+        "password_rule": say("password_rule", low=PASSWORD_MIN, high=PASSWORD_MAX),
+    }
     if request.method == "GET":
         return render_template("accounts/register.html", error=None, username="", **page)
     username = request.form.get("username", "")

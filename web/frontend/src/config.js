@@ -18,6 +18,7 @@ export function readConfig(mount) {
       submit: data.submitUrl || "/api/submissions",
       run: data.runUrl || "",
       draft: data.draftUrl || `/api/problems/${encodeURIComponent(data.slug)}/draft`,
+      editorial: data.editorialUrl || `/api/problems/${encodeURIComponent(data.slug)}/editorial`,
       submission: data.submissionUrl || "/api/submissions",
       history:
         data.historyUrl ||

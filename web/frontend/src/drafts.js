@@ -5,7 +5,12 @@
 // this module adds when that copy was last edited, to compare with the server's time.
 // The two clocks are the server's and this machine's: a skew of more than the time
 // between two sessions at different machines could pick the older draft.
+// Replacing the editor's code is never silent: onLoaded gets the code it replaced, and
+// the page says when the draft was saved with an Undo (draftNotice).
+import { timeElement } from "./dates.js";
+import { h } from "./dom.js";
 import { requestJSON } from "./http.js";
+import { t } from "./i18n.js";
 
 const PUSH_DELAY_MS = 1000;
 
@@ -34,8 +39,9 @@ function csrfToken() {
 }
 
 export class DraftSync {
-  constructor({ url, slug, editor }) {
+  constructor({ url, slug, editor, onLoaded = null }) {
     this.url = url;
+    this.onLoaded = onLoaded;
     this.slug = slug;
     this.editor = editor;
     this.timer = null;
@@ -56,12 +62,14 @@ export class DraftSync {
     const serverAt = server.updated_at ? Date.parse(server.updated_at) : 0;
     if (server.code == null || serverAt <= readStamp(this.slug)) return;
     if (server.code !== this.editor.text) {
+      const previous = this.editor.text;
       this.applying = true;
       try {
         this.editor.setText(server.code);
       } finally {
         this.applying = false;
       }
+      if (this.onLoaded) this.onLoaded({ previous, updatedAt: server.updated_at });
     }
     writeStamp(this.slug, serverAt);
   }
@@ -100,4 +108,27 @@ export class DraftSync {
       body,
     }).catch(() => {});
   }
+}
+
+// "Loaded your draft from <time>" with Undo, which puts back the code the draft replaced
+// (as an edit, so that code is saved as the draft again). The notice goes at the first
+// edit after it: the learner has then taken the draft, and Undo would lose that edit.
+export function draftNotice({ previous, updatedAt }, editor) {
+  const [before, after] = t("draftLoaded").split("{time}");
+  const element = h("div", { class: "notice notice-info draft-loaded", role: "status" });
+  const undo = h(
+    "button",
+    {
+      type: "button",
+      class: "btn btn-ghost",
+      "data-action": "undo-draft",
+      onclick: () => {
+        element.remove();
+        editor.setText(previous);
+      },
+    },
+    t("undo"),
+  );
+  element.append(before, timeElement(updatedAt), after ?? "", " ", undo);
+  return element;
 }

@@ -106,17 +106,34 @@ export function submissionView(submission, { open = false, urls = null } = {}) {
   return view;
 }
 
-export async function loadHistory(container, urls) {
+// The list goes into its own element (`list`), so that a submission made on this page
+// (shown live above it, `.live`) is never wiped by a list that arrives later, and a row
+// already shown live is not listed twice.
+export async function loadHistory(list, urls) {
   try {
     const payload = await requestJSON(urls.history);
     const items = Array.isArray(payload) ? payload : payload.submissions || [];
-    clear(container);
-    if (!items.length) {
-      container.append(notice(t("noSubmissions")));
+    const panel = list.parentElement || list;
+    const live = new Set([...panel.querySelectorAll(".live [data-submission]")].map((row) => row.dataset.submission));
+    const rows = items.filter((submission) => !live.has(String(submission.id)));
+    clear(list);
+    if (!rows.length) {
+      if (!live.size) list.append(emptyHistory());
       return;
     }
-    for (const submission of items) container.append(submissionView(submission, { urls }));
+    for (const submission of rows) list.append(submissionView(submission, { urls }));
   } catch (error) {
-    clear(container).append(notice(t("loadFailed", { message: error.message }), "error"));
+    clear(list).append(notice(t("loadFailed", { message: error.message }), "error"));
   }
+}
+
+// "No submissions yet", marked so that the first submission of the page can remove it.
+export function emptyHistory() {
+  const empty = notice(t("noSubmissions"));
+  empty.dataset.emptyHistory = "";
+  return empty;
+}
+
+export function dropEmptyHistory(panel) {
+  for (const empty of panel.querySelectorAll("[data-empty-history]")) empty.remove();
 }

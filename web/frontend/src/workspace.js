@@ -3,14 +3,15 @@
 // renders with data attributes naming the problem and the URLs to use.
 import { CodeEditor } from "./editor.js";
 import { clear, h } from "./dom.js";
-import { DraftSync } from "./drafts.js";
+import { DraftSync, draftNotice } from "./drafts.js";
+import { openEditorial } from "./editorial.js";
 import { enhanceHistory } from "./history.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, caseList, notice, reportView } from "./results.js";
 import { runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
-import { loadHistory, submissionView, submitAndWait } from "./submissions.js";
+import { dropEmptyHistory, loadHistory, submissionView, submitAndWait } from "./submissions.js";
 import { BROWSER_SLOWDOWN, timeLimits } from "./timelimits.js";
 
 function statementText(bundle) {
@@ -88,9 +89,17 @@ class Workspace {
     this.runner = runner;
     if (config.loggedIn) {
       enhanceHistory(this.historyPanel, { editor: this.editor, urls: config.urls });
-      loadHistory(this.historyPanel, config.urls);
-      this.drafts = new DraftSync({ url: config.urls.draft, slug: config.slug, editor: this.editor });
-      this.editor.onChange = (text) => this.drafts.changed(text);
+      loadHistory(this.historyList, config.urls);
+      this.drafts = new DraftSync({
+        url: config.urls.draft,
+        slug: config.slug,
+        editor: this.editor,
+        onLoaded: (loaded) => this.showDraftLoaded(loaded),
+      });
+      this.editor.onChange = (text) => {
+        if (this.draftLoaded) this.draftLoaded.remove();
+        this.drafts.changed(text);
+      };
       this.drafts.start();
     }
   }
@@ -122,7 +131,9 @@ class Workspace {
     this.statusBar = h("span", { class: "runtime-bar" });
     this.editorHost = h("div", { class: "editor" });
     this.resultsPanel = h("div", { class: "panel", "data-panel": "results" }, notice(this.introText()));
-    this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true });
+    // Submissions made on this page go above the list (`.live`), the list loads into its own element.
+    this.historyList = h("div", { class: "history-list" });
+    this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true }, this.historyList);
     this.tabs = ["results", "submissions"].map((name) =>
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
     );
@@ -283,6 +294,13 @@ class Workspace {
     }
   }
 
+  // A newer draft from another device or tab replaced the code: say so, with an Undo.
+  showDraftLoaded(loaded) {
+    if (this.draftLoaded) this.draftLoaded.remove();
+    this.draftLoaded = draftNotice(loaded, this.editor);
+    this.editorHost.before(this.draftLoaded);
+  }
+
   reset() {
     if (window.confirm(t("resetConfirm"))) this.editor.reset();
   }
@@ -294,15 +312,27 @@ class Workspace {
     this.submitButton.disabled = true;
     const live = h("div", { class: "live" }, notice(t("submitting")));
     this.historyPanel.prepend(live);
+    dropEmptyHistory(this.historyPanel);
     const show = (submission) =>
       clear(live).append(submissionView(submission, { open: true, urls: this.config.urls }));
+    let final = null;
     try {
-      await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
+      final = await submitAndWait(this.config.urls, this.config.slug, this.editor.text, show);
     } catch (error) {
       // A refused repeat (409 duplicate_submission) says which submission it repeats.
       clear(live).append(notice(t("submitFailed", { message: error.message }), "error", error.code));
     } finally {
       this.submitButton.disabled = false;
+    }
+    if (final && final.verdict === "AC") await this.openEditorial(live);
+  }
+
+  // An accepted submission opens the editorial at once, not after a reload.
+  async openEditorial(live) {
+    try {
+      if (await openEditorial(this.config.urls.editorial)) live.append(notice(t("editorialOpened")));
+    } catch {
+      // Not opened this time (offline): the page shows it after the next reload.
     }
   }
 }
