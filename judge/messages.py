@@ -295,6 +295,11 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "cli.got": {"en": "got:      ", "zh": "实际：    "},
     "cli.expected": {"en": "expected: ", "zh": "期望：    "},
+    "cli.whole_value": {
+        "en": "the whole returned value{where}, ^ under the first difference:",
+        "zh": "完整的返回值{where}，^ 指出第一处不同：",
+    },
+    "cli.whole_where": {"en": " at {where}", "zh": "（{where}）"},
     "cli.right": {"en": "{name}: right. ", "zh": "{name}：正确。"},
     "cli.withheld": {
         "en": "output printed during the hidden cases is withheld (it could reveal their inputs)",

@@ -69,6 +69,38 @@ function comparison(result) {
   );
 }
 
+// A value's text cut around its marked span [start, end): before, marked, after. A span
+// that is not two numbers inside the text marks nothing.
+export function markedParts(text, mark) {
+  const [start, end] = Array.isArray(mark) ? mark : [];
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > text.length || start > end) {
+    return [text, "", ""];
+  }
+  return [text.slice(0, start), text.slice(start, end), text.slice(end)];
+}
+
+function markedValue(text, mark, side) {
+  const [before, marked, after] = markedParts(text, mark);
+  return h("pre", { class: `value whole-${side}` }, before, marked ? h("mark", { class: "diff-mark" }, marked) : null, after);
+}
+
+// A wrong answer's whole value around its first difference (the judge's ValueDiff): what
+// the code returned beside what was expected, the differing part marked on both.
+function diffView(diff) {
+  const title = diff.where ? t("wholeValueAt", { where: diff.where }) : t("wholeValue");
+  return h(
+    "div",
+    { class: "value-diff" },
+    h("h4", {}, title),
+    h(
+      "div",
+      { class: "compare" },
+      h("div", {}, h("h4", {}, t("got")), markedValue(diff.got, diff.got_mark, "got")),
+      h("div", {}, h("h4", {}, t("expected")), markedValue(diff.expected, diff.expected_mark, "expected")),
+    ),
+  );
+}
+
 // Arguments and states one top-level key a line: a trace's list of operations stays on
 // one (wrapping) line instead of one line per number.
 export function compactJSON(value) {
@@ -137,6 +169,7 @@ function printedView(result) {
 function caseDetails(result) {
   return [
     comparison(result),
+    result.diff ? diffView(result.diff) : null,
     result.input ? inputView(result.input) : null,
     result.input && result.input.picture ? casePicture(result.input.picture) : null,
     result.traceback
@@ -150,7 +183,7 @@ function caseDetails(result) {
 }
 
 function hasDetails(result) {
-  return ["got", "expected", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
+  return ["got", "expected", "diff", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
 }
 
 // A hidden case's time is an upper bound, rounded up to a tenth of its limit by the judge
