@@ -227,8 +227,16 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
             )
             lines.append("  " + cut)
     if shown.state_before is not None and shown.step is not None:
-        lines.append("  " + say("state_before", lang, step=shown.step))
-        lines.append("    " + _indented(_json(shown.state_before), 4))
+        previous = shown.step - 1
+        op = clean(shown.ops[previous]) if 0 <= previous < len(shown.ops) else "?"
+        label = say("state_before", lang, step=shown.step, previous=previous, op=op)
+        lines += ["  " + label, "    " + _indented(_json(shown.state_before), 4)]
+    last = shown.subject_step
+    if shown.subject and last is not None and shown.subject_state is not None:
+        op = clean(shown.ops[last]) if 0 <= last < len(shown.ops) else "?"
+        subject = clean(shown.subject)
+        label = say("subject", lang, step=shown.step or 0, subject=subject, last=last, op=op)
+        lines += ["  " + label, "    " + _indented(_json(shown.subject_state), 4)]
     if shown.picture is None:
         return lines
     # Imported here: only a case with a picture needs the drawing modules (start-up time).

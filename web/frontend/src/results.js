@@ -109,6 +109,12 @@ export function compactJSON(value) {
   return lines.length ? `{\n${lines.join(",\n")}\n}` : "{}";
 }
 
+// Which step left a state shown: its number and call, beside the step that differs.
+export function stateLabel(input, previous) {
+  const ops = input.ops || [];
+  return { step: input.step, previous, op: ops[previous] ?? "?" };
+}
+
 // A failing public case's input (the judge never sends one for a hidden case): the
 // arguments, and for a trace the calls up to the step that differs and the state before it.
 function inputView(input) {
@@ -129,8 +135,12 @@ function inputView(input) {
     }
   }
   if (input.state_before !== undefined && input.state_before !== null) {
-    parts.push(h("h4", {}, t("stateBefore", { step: input.step })));
+    parts.push(h("h4", {}, t("stateBefore", stateLabel(input, input.step - 1))));
     parts.push(h("pre", { class: "value state-before" }, compactJSON(input.state_before)));
+  }
+  if (typeof input.subject_step === "number" && input.subject_state !== undefined && input.subject_state !== null) {
+    parts.push(h("h4", {}, t("subjectState", { ...stateLabel(input, input.subject_step), subject: input.subject })));
+    parts.push(h("pre", { class: "value subject-state" }, compactJSON(input.subject_state)));
   }
   return h("div", { class: "case-input" }, parts);
 }
