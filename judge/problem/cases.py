@@ -83,9 +83,15 @@ def build_cases(problem: ProblemSpec, seed: int | None) -> list[Case]:
         for c in _as_list(module.generated_cases(rng), file, "generated_cases")
     ]
     prefix = HIDDEN_PREFIX if hidden else PUBLIC_PREFIX
-    cases = given + [replace(c, name=prefix + c.name) for c in generated]
+    cases = given + [replace(c, name=_prefixed(prefix, c.name)) for c in generated]
     _check_unique(cases, file)
     return cases
+
+
+def _prefixed(prefix: str, name: str) -> str:
+    """`name` starting with `prefix`, once (a generated case its author already called
+    `hidden-long` stays that on a secret seed)."""
+    return name if name.startswith(prefix) else prefix + name
 
 
 def _as_list(value: object, file: str, fn: str) -> list[object]:

@@ -188,3 +188,17 @@ def test_a_generated_case_is_named_for_the_seed_that_drew_it(make_problem: MakeP
     assert [c.name for c in public[2:]] == [f"public-random-{i}" for i in range(5)]
     assert [c.name for c in hidden[2:]] == [f"hidden-random-{i}" for i in range(5)]
     assert not {c.name for c in public} & {c.name for c in hidden[2:]}
+
+
+def test_a_generated_name_that_already_says_its_seed_is_not_prefixed_twice(
+    make_problem: MakeProblem,
+) -> None:
+    generated = "def generated_cases(rng):\n    return [{'name': 'hidden-long', 'args': [1, 2]}]\n"
+    folder = make_problem()
+    source = (folder / "cases.py").read_text()
+    start = source.index("def generated_cases")
+    end = source.index("\ndef ", start + 1)
+    (folder / "cases.py").write_text(source[:start] + generated + source[end:])
+    problem = load_problem(folder)
+    assert build_cases(problem, SECRET_SEED)[-1].name == "hidden-long"
+    assert build_cases(problem, None)[-1].name == "public-hidden-long"
