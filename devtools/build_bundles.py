@@ -266,7 +266,9 @@ def write_problem_bundles(problems_dir: Path, target: Path) -> tuple[str, ...]:
     for problem in ProblemSet(problems_dir).all():
         bundle = page_bundle(problem)
         check_no_leak(bundle, secret_lines(problem.path), f"problems/{problem.slug}.json")
-        payload = json.dumps(bundle, ensure_ascii=False, sort_keys=True)
+        # Never sort the keys: a case's expected dict is compared, and its first wrong field
+        # reported, in the reference's order, which is the statement's.
+        payload = json.dumps(bundle, ensure_ascii=False)
         (target / f"{problem.slug}.json").write_text(payload, encoding="utf-8")
         index[problem.slug] = str(problem.version)
     (target / "index.json").write_text(json.dumps(index, sort_keys=True), encoding="utf-8")

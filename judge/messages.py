@@ -300,6 +300,11 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "cli.got": {"en": "got:      ", "zh": "实际：    "},
     "cli.expected": {"en": "expected: ", "zh": "期望：    "},
+    "cli.whole_value": {
+        "en": "the whole returned value{where}, ^ under the first difference:",
+        "zh": "完整的返回值{where}，^ 指出第一处不同：",
+    },
+    "cli.whole_where": {"en": " at {where}", "zh": "（{where}）"},
     "cli.right": {"en": "{name}: right. ", "zh": "{name}：正确。"},
     "cli.withheld": {
         "en": "output printed during the hidden cases is withheld (it could reveal their inputs)",
@@ -324,8 +329,20 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "（轨迹 {key} 只显示到第 {step} 步，共 {length} 个操作）",
     },
     "cli.state_before": {
-        "en": "state before step {step} (got and expected agree):",
-        "zh": "第 {step} 步之前的状态（实际与期望一致）：",
+        "en": (
+            "state before step {step}, as step {previous} ({op}) left it (got and expected agree):"
+        ),
+        "zh": "第 {step} 步之前的状态，即第 {previous} 步（{op}）之后（实际与期望一致）：",
+    },
+    "cli.subject": {
+        "en": (
+            "step {step} acts on {subject}; its state after step {last} ({op}), "
+            "the last step on it:"
+        ),
+        "zh": (
+            "第 {step} 步作用于 {subject}；它在第 {last} 步（{op}）之后的状态，"
+            "那是作用于它的上一步："
+        ),
     },
     "cli.printed": {"en": "printed during case {name}", "zh": "用例 {name} 运行时的打印输出"},
     "cli.reproduce": {"en": "reproduce it as a test: {command}", "zh": "把它复现为测试：{command}"},

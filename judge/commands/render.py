@@ -160,12 +160,51 @@ def _print_failure(case: CaseResult | None, lang: str, show_test: str | None) ->
     if case.got is not None:
         print(f"  {say('got', lang)}{_indented(clean(case.got), 12)}")
         print(f"  {say('expected', lang)}{_indented(clean(str(case.expected)), 12)}")
+    if case.diff is not None:
+        print("\n".join(diff_lines(case, lang)))
     if case.traceback:
         print("  " + clean(case.traceback).replace("\n", "\n  "))
     if case.input is not None:
         print("\n".join(input_lines(case, lang)))
     if case.test is not None and show_test:
         print("\n  " + say("reproduce", lang, command=f"{show_test} {case.name}"))
+
+
+def diff_lines(case: CaseResult, lang: str) -> list[str]:
+    """The whole value around a wrong answer's first difference, both sides, each wrapped
+    to the terminal with a line of ^ under the differing part."""
+    diff = case.diff
+    if diff is None:
+        return []
+    where = say("whole_where", lang, where=diff.where) if diff.where else ""
+    lines = ["  " + say("whole_value", lang, where=where)]
+    columns = max(MIN_MESSAGE_WIDTH, shutil.get_terminal_size((100, 24)).columns - 16)
+    for label, text, mark in (
+        ("got", diff.got, diff.got_mark),
+        ("expected", diff.expected, diff.expected_mark),
+    ):
+        lead = "    " + say(label, lang)
+        for k, (chunk, carets) in enumerate(_marked_chunks(clean(text), mark, columns)):
+            pad = lead if k == 0 else " " * width(lead)
+            lines.append(pad + chunk)
+            if carets.strip():
+                lines.append(" " * width(lead) + carets.rstrip())
+    return lines
+
+
+def _marked_chunks(text: str, mark: tuple[int, int], columns: int) -> list[tuple[str, str]]:
+    """`text` cut every `columns` characters, each piece with its line of carets (a space
+    under each character outside `mark`, as wide as the character)."""
+    start, end = mark
+    end = max(end, start + 1)  # an empty mark still points somewhere
+    out = []
+    for at in range(0, max(len(text), 1), columns):
+        chunk = text[at : at + columns]
+        carets = "".join(
+            ("^" if start <= at + i < end else " ") * width(ch) for i, ch in enumerate(chunk)
+        )
+        out.append((chunk, carets))
+    return out
 
 
 def input_lines(case: CaseResult, lang: str) -> list[str]:
@@ -188,8 +227,16 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
             )
             lines.append("  " + cut)
     if shown.state_before is not None and shown.step is not None:
-        lines.append("  " + say("state_before", lang, step=shown.step))
-        lines.append("    " + _indented(_json(shown.state_before), 4))
+        previous = shown.step - 1
+        op = clean(shown.ops[previous]) if 0 <= previous < len(shown.ops) else "?"
+        label = say("state_before", lang, step=shown.step, previous=previous, op=op)
+        lines += ["  " + label, "    " + _indented(_json(shown.state_before), 4)]
+    last = shown.subject_step
+    if shown.subject and last is not None and shown.subject_state is not None:
+        op = clean(shown.ops[last]) if 0 <= last < len(shown.ops) else "?"
+        subject = clean(shown.subject)
+        label = say("subject", lang, step=shown.step or 0, subject=subject, last=last, op=op)
+        lines += ["  " + label, "    " + _indented(_json(shown.subject_state), 4)]
     if shown.picture is None:
         return lines
     # Imported here: only a case with a picture needs the drawing modules (start-up time).

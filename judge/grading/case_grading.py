@@ -49,6 +49,11 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
         if mismatch is None:
             return _result(case, outcome, Verdict.AC), None
         reveal = case.public
+        diff = None
+        if reveal:  # imported here: only a failing public case shows the values (start-up)
+            from judge.pictures.value_diff import value_diff
+
+            diff = value_diff(outcome.observation, expected, mismatch.path)
         result = CaseResult.saying(
             mismatch.message(reveal=reveal, with_values=False),
             name=case.name,
@@ -57,6 +62,7 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
             time_ms=outcome.time_ms,
             got=mismatch.got if reveal else None,
             expected=mismatch.expected if reveal else None,
+            diff=diff,
         )
         return result, mismatch.step_index
     if outcome.kind is OutcomeKind.SKIPPED:

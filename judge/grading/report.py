@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from judge.pictures.case_input import CaseInput
+    from judge.pictures.value_diff import ValueDiff
     from judge.problem.speed_spec import SpeedResult
 
 
@@ -40,6 +41,10 @@ class CaseResult:
     # `message` as data (judge/messages.py), so a reader can have it in their language;
     # `message` is its English text. None: a message from before the catalog, text only.
     text: Message | None = None
+    # A wrong answer on a public case: the whole value around the first difference, both
+    # sides, the difference marked (judge/pictures/value_diff.py); None where the
+    # difference is the whole value already.
+    diff: ValueDiff | None = None
 
     @classmethod
     def saying(cls, message: Message, **fields: Any) -> CaseResult:
@@ -65,6 +70,8 @@ class CaseResult:
                 out["line"] = self.line
             if self.traceback:
                 out["traceback"] = self.traceback
+            if self.diff is not None:
+                out["diff"] = self.diff.to_dict()
             if self.input is not None:
                 out["input"] = self.input.to_dict()
             if self.test is not None:
@@ -80,6 +87,7 @@ class CaseResult:
         # Imported here: `judge run` never reads a report back, and only a failing public
         # case has an input (start-up time).
         from judge.pictures.case_input import CaseInput
+        from judge.pictures.value_diff import ValueDiff
 
         verdict = data.get("verdict")
         return cls(
@@ -98,6 +106,7 @@ class CaseResult:
             stdout=str(data.get("stdout", "")),
             stderr=str(data.get("stderr", "")),
             text=Message.from_parts(data.get("message_key"), data.get("message_args")),
+            diff=ValueDiff.from_dict(data.get("diff")),
         )
 
 

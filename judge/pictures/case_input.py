@@ -2,7 +2,9 @@
 
 What `cases.run(sub, args)` was given. For a trace (a stateful problem's observation is one
 `{"op", "result", "state"}` per step) it also holds the calls up to and including the first
-step that differs, and the state both sides agreed on just before it; a trace held in
+step that differs, and the state both sides agreed on just before it (the state a step
+records is often that of the sequence it acted on, so the failing step's own sequence's last
+state is kept too, when another sequence's step came between); a trace held in
 `args["ops"]` or `args["events"]` (one operation per step) is cut after that step, so the
 input shown is the part that matters. Built on the trusted side for public cases only
 (judge/grading/case_grading.py): a hidden case's arguments never enter a report.
@@ -33,6 +35,11 @@ class CaseInput:
     picture: object = (
         None  # JSON data the page draws (judge/pictures/case_pictures.py); None: no picture
     )
+    # What the failing step acts on ("seq_id=1", the first argument of its call) and, when
+    # step - 1 acted on something else, the last earlier step on it and the state after it.
+    subject: str | None = None
+    subject_step: int | None = None
+    subject_state: object = None
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"args": self.args}
@@ -48,6 +55,11 @@ class CaseInput:
             out["omitted_chars"] = self.omitted_chars
         if self.picture is not None:
             out["picture"] = self.picture
+        if self.subject is not None:
+            out["subject"] = self.subject
+        if self.subject_step is not None:
+            out["subject_step"] = self.subject_step
+            out["subject_state"] = self.subject_state
         return out
 
     @classmethod
@@ -56,7 +68,8 @@ class CaseInput:
             raise ValueError(f"a case's input is an object, not {data!r:.60}")
         trace = data.get("trace")
         key, length = (trace.get("key"), trace.get("length")) if type(trace) is dict else (None, 0)
-        step = data.get("step")
+        step, subject = data.get("step"), data.get("subject")
+        subject_step = data.get("subject_step")
         return cls(
             args=data.get("args"),
             step=step if type(step) is int else None,
@@ -66,6 +79,9 @@ class CaseInput:
             trace_length=length if type(length) is int else 0,
             omitted_chars=int(data.get("omitted_chars") or 0),
             picture=data.get("picture") if type(data.get("picture")) is dict else None,
+            subject=subject if type(subject) is str else None,
+            subject_step=subject_step if type(subject_step) is int else None,
+            subject_state=data.get("subject_state"),
         )
 
 
@@ -123,7 +139,28 @@ def _shown(args: object, expected: object, step: int | None) -> CaseInput:
     if key is not None:
         shown = {**args, key: args[key][: step + 1]}  # type: ignore[dict-item, index]
     before = steps[step - 1].get("state") if step > 0 else None
-    return CaseInput(shown, step, tuple(labels[: step + 1]), before, key, len(labels) if key else 0)
+    shown_input = CaseInput(
+        shown, step, tuple(labels[: step + 1]), before, key, len(labels) if key else 0
+    )
+    subject = first_argument(labels[step])
+    if subject is None:
+        return shown_input
+    earlier = [i for i in range(step - 1) if first_argument(labels[i]) == subject]
+    if step == 0 or first_argument(labels[step - 1]) == subject or not earlier:
+        return replace(shown_input, subject=subject)
+    last = earlier[-1]
+    return replace(
+        shown_input, subject=subject, subject_step=last, subject_state=steps[last].get("state")
+    )
+
+
+def first_argument(label: str) -> str | None:
+    """ "seq_id=1" of "free(seq_id=1)": what a step acts on, by the first argument of its
+    call as the learner would write it; None for a call without arguments."""
+    opening, closing = label.find("("), label.rfind(")")
+    if opening < 0 or closing <= opening + 1:
+        return None
+    return label[opening + 1 : closing].split(",")[0].strip() or None
 
 
 def _sized(shown: CaseInput) -> CaseInput:
@@ -133,4 +170,6 @@ def _sized(shown: CaseInput) -> CaseInput:
         return shown  # not JSON text: the case's validation would have refused it
     if size <= MAX_INPUT_CHARS:
         return shown
-    return replace(shown, args=None, state_before=None, omitted_chars=size, picture=None)
+    return replace(
+        shown, args=None, state_before=None, omitted_chars=size, picture=None, subject_state=None
+    )

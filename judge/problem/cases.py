@@ -6,7 +6,7 @@ import json
 import random
 import re
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judge.errors import SpecError
 from judge.problem.checkers import CheckSpec
@@ -20,6 +20,12 @@ PUBLIC_SEED = (
     20261129  # Run in the browser and `judge run` use this; the server keeps its own secret
 )
 CASE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+# A generated case's name starts with the kind of seed that drew it: `random-00` drawn from
+# the public seed (Run, `judge run`) and `random-00` drawn from a submission's secret seed
+# are different cases, and a learner told one passed and the other failed must see two
+# names. Reports stored before the prefix keep their old names; nothing reads them back by
+# name.
+PUBLIC_PREFIX, HIDDEN_PREFIX = "public-", "hidden-"
 MAX_ARGS_BYTES = 8 << 20
 
 
@@ -72,11 +78,23 @@ def build_cases(problem: ProblemSpec, seed: int | None) -> list[Case]:
             raise SpecError(file, fn, "must be defined as a function")
     hidden = seed is not None and seed != PUBLIC_SEED
     rng = random.Random(PUBLIC_SEED if seed is None else seed)
-    raw = [(c, True) for c in _as_list(module.public_cases(), file, "public_cases")]
-    raw += [(c, not hidden) for c in _as_list(module.generated_cases(rng), file, "generated_cases")]
-    cases = [_case(item, public, problem, file) for item, public in raw]
+    given = [
+        _case(c, True, problem, file) for c in _as_list(module.public_cases(), file, "public_cases")
+    ]
+    generated = [
+        _case(c, not hidden, problem, file)
+        for c in _as_list(module.generated_cases(rng), file, "generated_cases")
+    ]
+    prefix = HIDDEN_PREFIX if hidden else PUBLIC_PREFIX
+    cases = given + [replace(c, name=_prefixed(prefix, c.name)) for c in generated]
     _check_unique(cases, file)
     return cases
+
+
+def _prefixed(prefix: str, name: str) -> str:
+    """`name` starting with `prefix`, once (a generated case its author already called
+    `hidden-long` stays that on a secret seed)."""
+    return name if name.startswith(prefix) else prefix + name
 
 
 def _as_list(value: object, file: str, fn: str) -> list[object]:

@@ -56,6 +56,9 @@ class Mismatch:
     # length, a key, an index, an error size): a submission could put a hidden input there.
     hidden_why: Message | None = None
     step_index: int | None = None  # the 17 of `step`: which step of the trace differs first
+    # `where` as keys and indexes, so the whole value around the difference can be shown
+    # with the difference marked (judge/pictures/value_diff.py).
+    path: tuple[str | int, ...] = ()
 
     @property
     def reason(self) -> str:
@@ -135,35 +138,55 @@ def _same_json(got: object, expected: object) -> bool:
 
 def check_exact(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Identical structure, types and values; floats by their exact bits (-0.0 != 0.0)."""
-    return _walk(got, expected, spec, "", exact=True)
+    return _walk(got, expected, spec, (), exact=True)
 
 
 def check_value(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Nested lists and dicts; ints, strs and bools exact; floats within tolerance."""
-    return _walk(got, expected, spec, "", exact=False)
+    return _walk(got, expected, spec, (), exact=False)
 
 
 def check_float(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """One number within tolerance; NaN and infinities never pass."""
-    return _compare_number(got, expected, spec, "")
+    return _compare_number(got, expected, spec, ())
 
 
 def check_tensor(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Same dtype and shape, finite where expected is finite, allclose within tolerance."""
     if not isinstance(expected, TensorData):
         raise BadReference("tensor checker needs a tensor as the expected observation")
-    return _compare_tensor(got, expected, spec, "")
+    return _compare_tensor(got, expected, spec, ())
+
+
+_Path = tuple[str | int, ...]
+
+
+def _mismatch(
+    path: _Path,
+    why: Message,
+    got: str | None = None,
+    expected: str | None = None,
+    *,
+    detail: Message | None = None,
+    hidden_why: Message | None = None,
+) -> Mismatch:
+    return Mismatch(_at(path), why, got, expected, detail=detail, hidden_why=hidden_why, path=path)
+
+
+def _at(path: _Path) -> str:
+    """A path in Python's notation, `[17]['result']`; "" for the whole value."""
+    return "".join(f"[{key!r}]" for key in path)
 
 
 def _walk(
-    got: object, expected: object, spec: CheckSpec, where: str, exact: bool
+    got: object, expected: object, spec: CheckSpec, where: _Path, exact: bool
 ) -> Mismatch | None:
     if isinstance(expected, TensorData):
         return _compare_tensor(got, expected, spec, where)
     if type(expected) is float and not exact:
         return _compare_number(got, expected, spec, where)
     if type(got) is not type(expected):
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.kind", expected=_kind_name(expected), got=_kind_name(got)),
             show(got),
@@ -179,22 +202,22 @@ def _walk(
             and got == expected
             and math.copysign(1, got) == math.copysign(1, expected)
         )
-        return None if same else Mismatch(where, _DIFFER, show(got), show(expected))
-    return None if got == expected else Mismatch(where, _DIFFER, show(got), show(expected))
+        return None if same else _mismatch(where, _DIFFER, show(got), show(expected))
+    return None if got == expected else _mismatch(where, _DIFFER, show(got), show(expected))
 
 
 _DIFFER = say("check.values_differ")
 
 
 def _walk_list(
-    got: list[object], expected: list[object], spec: CheckSpec, where: str, exact: bool
+    got: list[object], expected: list[object], spec: CheckSpec, where: _Path, exact: bool
 ) -> Mismatch | None:
     for i, (g, e) in enumerate(zip(got, expected, strict=False)):
-        found = _walk(g, e, spec, f"{where}[{i}]", exact)
+        found = _walk(g, e, spec, (*where, i), exact)
         if found is not None:
             return found if found.step else _label_step(found, i, e)
     if len(got) != len(expected):
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.item_count", got=len(got)),
             show(got),
@@ -210,49 +233,51 @@ def _label_step(found: Mismatch, index: int, expected_item: object) -> Mismatch:
         step = say("check.step", index=index, op=expected_item["op"])
         return Mismatch(
             found.where, found.why, found.got, found.expected, step, found.detail,
-            found.hidden_why, index,
+            found.hidden_why, index, found.path,
         )  # fmt: skip
     return found
 
 
 def _walk_dict(
-    got: dict[str, object], expected: dict[str, object], spec: CheckSpec, where: str, exact: bool
+    got: dict[str, object], expected: dict[str, object], spec: CheckSpec, where: _Path, exact: bool
 ) -> Mismatch | None:
     missing = [k for k in expected if k not in got]
     if missing:
-        return Mismatch(where, say("check.missing_key", key=repr(missing[0])))
+        return _mismatch(where, say("check.missing_key", key=repr(missing[0])))
     extra = [k for k in got if k not in expected]
     if extra:
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.unexpected_key", key=show(extra[0])),
             hidden_why=say("check.unexpected_key_hidden"),
         )
     for key, e in expected.items():
-        found = _walk(got[key], e, spec, f"{where}[{key!r}]", exact)
+        found = _walk(got[key], e, spec, (*where, key), exact)
         if found is not None:
             return found
     return None
 
 
-def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) -> Mismatch | None:
+def _compare_number(
+    got: object, expected: object, spec: CheckSpec, where: _Path
+) -> Mismatch | None:
     if type(got) not in (int, float):
-        return Mismatch(
+        return _mismatch(
             where, say("check.not_number", got=_kind_name(got)), show(got), show(expected)
         )
     e = float(expected)  # type: ignore[arg-type]
     if not math.isfinite(e):
-        raise BadReference(f"reference produced a non-finite number at {where or 'top'}")
+        raise BadReference(f"reference produced a non-finite number at {_at(where) or 'top'}")
     try:
         g = float(got)  # type: ignore[arg-type]
     except OverflowError:  # an int such as 10**400: no float is that large
-        return Mismatch(where, say("check.too_large"), show(got), show(expected))
+        return _mismatch(where, say("check.too_large"), show(got), show(expected))
     if not math.isfinite(g):
         why = say("check.non_finite_number", value=str(g))
-        return Mismatch(where, why, show(got), show(expected))
+        return _mismatch(where, why, show(got), show(expected))
     if abs(g - e) <= max(spec.rel_tol * abs(e), spec.abs_tol):
         return None
-    return Mismatch(
+    return _mismatch(
         where,
         say("check.tolerance", rel=f"{spec.rel_tol:g}", abs=f"{spec.abs_tol:g}"),
         show(got),
@@ -262,21 +287,21 @@ def _compare_number(got: object, expected: object, spec: CheckSpec, where: str) 
 
 
 def _compare_tensor(
-    got: object, expected: TensorData, spec: CheckSpec, where: str
+    got: object, expected: TensorData, spec: CheckSpec, where: _Path
 ) -> Mismatch | None:
     if not isinstance(got, TensorData):
-        return Mismatch(
+        return _mismatch(
             where, say("check.not_tensor", got=_kind_name(got)), show(got), show(expected)
         )
     if got.dtype != expected.dtype:
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.dtype", got=got.dtype, expected=expected.dtype),
             got.describe(),
             expected.describe(),
         )
     if got.shape != expected.shape:
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.shape", got=str(list(got.shape)), expected=str(list(expected.shape))),
             got.describe(),
@@ -288,12 +313,12 @@ def _compare_tensor(
     return _close_floats(got, expected, spec, where)
 
 
-def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatch | None:
+def _first_unequal(got: TensorData, expected: TensorData, where: _Path) -> Mismatch | None:
     if got.data == expected.data:
         return None
     for i, (g, e) in enumerate(zip(got.values(), expected.values(), strict=True)):
         if g != e:
-            return Mismatch(
+            return _mismatch(
                 where,
                 say("check.first_difference", index=str(list(got.index(i)))),
                 show(g),
@@ -304,7 +329,7 @@ def _first_unequal(got: TensorData, expected: TensorData, where: str) -> Mismatc
 
 
 def _close_floats(
-    got: TensorData, expected: TensorData, spec: CheckSpec, where: str
+    got: TensorData, expected: TensorData, spec: CheckSpec, where: _Path
 ) -> Mismatch | None:
     torch = sys.modules.get("torch")  # the torch tier has it loaded already; never import it
     stats = (
@@ -315,7 +340,7 @@ def _close_floats(
     first_bad, max_abs, max_rel, non_finite = stats
     if non_finite >= 0:
         bad = got.values()[non_finite]
-        return Mismatch(
+        return _mismatch(
             where,
             say("check.non_finite_at", value=str(bad), index=str(list(got.index(non_finite)))),
             hidden_why=say("check.non_finite_hidden"),
@@ -329,7 +354,7 @@ def _close_floats(
     )
     g_vals, e_vals = got.values(), expected.values()
     hidden = say("check.not_close_hidden", **tol)
-    return Mismatch(
+    return _mismatch(
         where, reason, show(g_vals[first_bad]), show(e_vals[first_bad]), hidden_why=hidden
     )
 

@@ -317,7 +317,7 @@ def test_run_show_test_prints_only_the_test_of_the_first_failing_public_case(
 @pytest.mark.parametrize(
     ("case", "says"),
     [
-        ("nope", "this run has no case 'nope' (its public cases: small, negative, random-0"),
+        ("nope", "this run has no case 'nope' (its public cases: small, negative, public-random-0"),
         ("small", "case 'small' passed: a test is written for a failing case"),
     ],
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from problem_factory import MakeProblem
 
+from judge.commands.render import input_lines
 from judge.grading.report import CaseResult, Report
 from judge.pictures.case_input import MAX_INPUT_CHARS, CaseInput, case_input
 from judge.problem.cases import build_cases
@@ -82,6 +83,36 @@ def test_a_stateful_failure_shows_the_calls_up_to_the_first_differing_step() -> 
     assert (shown.trace_key, shown.trace_length) == ("ops", 7)
     # The state both agreed on after step 1: sequence 2's one block, two blocks free.
     assert shown.state_before == {"block_table": [3], "num_tokens": 2, "free_blocks": [4, 5]}
+
+
+def test_a_step_on_another_sequence_shows_whose_state_came_before_and_its_own_sequence() -> None:
+    """Regression (issue 23): block-table's "state before step 2" was sequence 2's table,
+    unlabelled, while step 2 frees sequence 1. The label names the step that left it, and
+    sequence 1's own last state is shown beside it."""
+    problem = ProblemSet(PROBLEMS).get("block-table")
+    source = _wrong("block-table", "free_first_block_first.py")
+    failed = _case(judge_source(problem, source), "free-order")
+    shown = failed.input
+    assert shown is not None and shown.subject == "seq_id=1" and shown.subject_step == 0
+    assert shown.subject_state == {
+        "block_table": [0, 1, 2],
+        "num_tokens": 5,
+        "free_blocks": [3, 4, 5],
+    }
+    assert CaseInput.from_dict(shown.to_dict()) == shown
+    text = "\n".join(input_lines(failed, "en"))
+    assert "state before step 2, as step 1 (append(seq_id=2, n=2)) left it" in text
+    assert "step 2 acts on seq_id=1; its state after step 0 (append(seq_id=1, n=5))" in text
+    assert "第 1 步（append(seq_id=2, n=2)）之后" in "\n".join(input_lines(failed, "zh"))
+
+
+def test_a_step_on_the_sequence_of_the_step_before_adds_no_second_state() -> None:
+    expected = [
+        {"op": "append(seq_id=1, n=5)", "result": True, "state": {"t": [0]}},
+        {"op": "free(seq_id=1)", "result": [0], "state": {"t": []}},
+    ]
+    shown = case_input({"ops": [["append", 1, 5], ["free", 1]]}, expected, 1)
+    assert shown.subject == "seq_id=1" and shown.subject_step is None
 
 
 def test_a_trace_whose_arguments_are_not_one_per_step_is_shown_whole() -> None:

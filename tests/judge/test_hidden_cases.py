@@ -175,3 +175,30 @@ def test_a_hidden_mismatch_quotes_nothing_the_submission_chose(got, expected) ->
     assert mismatch is not None
     hidden = mismatch.describe(reveal=False)
     assert "LEAK" not in hidden and "77" not in hidden and hidden
+
+
+def test_a_generated_case_is_named_for_the_seed_that_drew_it(make_problem: MakeProblem) -> None:
+    """Regression (issue 23): `random-00` passed in Run while a hidden `random-00` failed on
+    Submit; they are different cases and now have different names."""
+    problem = load_problem(make_problem())
+    public = build_cases(problem, None)
+    hidden = build_cases(problem, SECRET_SEED)
+    given = [c.name for c in public if not c.name.startswith("public-")]
+    assert given == ["small", "negative"]  # the problem's own public cases keep their names
+    assert [c.name for c in public[2:]] == [f"public-random-{i}" for i in range(5)]
+    assert [c.name for c in hidden[2:]] == [f"hidden-random-{i}" for i in range(5)]
+    assert not {c.name for c in public} & {c.name for c in hidden[2:]}
+
+
+def test_a_generated_name_that_already_says_its_seed_is_not_prefixed_twice(
+    make_problem: MakeProblem,
+) -> None:
+    generated = "def generated_cases(rng):\n    return [{'name': 'hidden-long', 'args': [1, 2]}]\n"
+    folder = make_problem()
+    source = (folder / "cases.py").read_text()
+    start = source.index("def generated_cases")
+    end = source.index("\ndef ", start + 1)
+    (folder / "cases.py").write_text(source[:start] + generated + source[end:])
+    problem = load_problem(folder)
+    assert build_cases(problem, SECRET_SEED)[-1].name == "hidden-long"
+    assert build_cases(problem, None)[-1].name == "public-hidden-long"

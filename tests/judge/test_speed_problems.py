@@ -109,7 +109,7 @@ def test_an_accepted_run_carries_its_median_rate_quartiles_and_hardware(
     assert speed is not None and speed.unit == "items/s" and speed.repetitions == 5
     assert speed.q1 <= speed.median <= speed.q3 and speed.value == speed.median
     assert len(speed.samples) == 5 and speed.hardware["cpu"] and speed.hardware["threads"] == "1"
-    timed = [c for c in report.cases if c.name.startswith("timed-")]
+    timed = [c for c in report.cases if c.name.startswith("public-timed-")]
     assert all(c.message.endswith("items/s") for c in timed)
     again = Report.from_dict(report.to_dict()).speed
     assert again is not None and again.to_dict() == speed.to_dict()
@@ -129,7 +129,7 @@ def test_answering_a_fresh_repetition_from_an_earlier_one_is_wrong_and_unscored(
 ) -> None:
     report = judge_source(_problem(make_problem), REPEATER)
     assert report.verdict is Verdict.WA and report.speed is None
-    assert report.first_failure is not None and report.first_failure.name == "timed-1"
+    assert report.first_failure is not None and report.first_failure.name == "public-timed-1"
 
 
 def test_a_repetition_faster_than_memory_allows_is_wa(
@@ -139,7 +139,7 @@ def test_a_repetition_faster_than_memory_allows_is_wa(
     report = judge_source(_problem(make_problem), HONEST)
     assert report.verdict is Verdict.WA and report.speed is None
     failure = report.first_failure
-    assert failure is not None and failure.name == "timed-0"
+    assert failure is not None and failure.name == "public-timed-0"
     assert "faster than this machine's memory allows" in failure.message
 
 
@@ -170,15 +170,15 @@ def test_a_wrong_run_has_no_score(make_problem: MakeProblem) -> None:
 def test_once_a_case_fails_the_repetitions_left_are_not_timed(make_problem: MakeProblem) -> None:
     """Issue 23, section 6: decode-throughput's starter, WA on both correctness cases, still
     ran the warm-up and nine timed repetitions (53 s) for a score it could not get. The first
-    wrong answer (timed-1, for a repeater) is the last case run."""
+    wrong answer (public-timed-1, for a repeater) is the last case run."""
     report = judge_source(_problem(make_problem), REPEATER)
     verdicts = {c.name: c.verdict for c in report.cases}
-    assert verdicts["timed-1"] is Verdict.WA
-    assert [verdicts[f"timed-{i}"] for i in range(2, 5)] == [None, None, None]
-    skipped = next(c for c in report.cases if c.name == "timed-4").to_dict()
+    assert verdicts["public-timed-1"] is Verdict.WA
+    assert [verdicts[f"public-timed-{i}"] for i in range(2, 5)] == [None, None, None]
+    skipped = next(c for c in report.cases if c.name == "public-timed-4").to_dict()
     assert skipped["message_key"] == "case.not_timed"
     wrong = judge_source(_problem(make_problem), "def total(a, n):\n    return a * n + 1\n")
-    assert all(c.verdict is None for c in wrong.cases if c.name.startswith("timed-"))
+    assert all(c.verdict is None for c in wrong.cases if c.name.startswith("public-timed-"))
     assert wrong.verdict is Verdict.WA
 
 

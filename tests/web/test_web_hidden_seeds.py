@@ -239,5 +239,5 @@ def test_the_submission_page_shows_a_hidden_cases_time_as_a_bound(
     wait_judged(app)
     page_login(client, "ada")
     page = client.get(f"/submissions/{sid}").get_data(as_text=True)
-    rows = re.findall(r"<tr><td>(random-\d+)</td>.*?<td>([^<]*ms)</td>", page, re.S)
+    rows = re.findall(r"<tr><td>(hidden-random-\d+)</td>.*?<td>([^<]*ms)</td>", page, re.S)
     assert len(rows) == 3 and all(time == "≤ 200 ms" for _, time in rows), rows

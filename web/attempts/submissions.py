@@ -32,7 +32,9 @@ CASE_FIELDS = (
 )  # fmt: skip
 # Public cases only: the values, the input and its test, what the case printed, and where
 # it raised (a hidden case's line would be the submission's choice: it knows the inputs).
-VALUE_FIELDS = ("got", "expected", "input", "test", "stdout", "stderr", "line", "traceback")
+VALUE_FIELDS = (
+    "got", "expected", "diff", "input", "test", "stdout", "stderr", "line", "traceback",
+)  # fmt: skip
 # `speed`: a speed problem's accepted run, as the core wrote it (judge/problem/speed_spec.py).
 REPORT_FIELDS = (
     "compile_error", "stdout", "stderr", "output_withheld", "seed", "environment", "speed",

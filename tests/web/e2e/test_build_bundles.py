@@ -239,3 +239,23 @@ def test_a_quiz_answer_key_in_a_bundle_stops_the_build() -> None:
         bundle["statements"] = {"en": f"see: {leak}"}
         with pytest.raises(BundleLeakError, match="self-test/"):
             check_no_leak(bundle, secrets, "problems/self-test.json")
+
+
+def test_a_bundle_keeps_the_reference_key_order_so_the_browser_blames_the_first_wrong_field(
+    tmp_path: Path,
+) -> None:
+    """Regression (issue 23): bundles were written with sorted keys, so the browser compared
+    roofline's answer as decode, prefill, ridge and blamed ['prefill']['bound'] for a ridge
+    1000x off. The statement's order is the reference's: ridge, prefill, decode."""
+    from judge.browser.public_run import judge_bundle
+    from judge.verdict import Verdict
+
+    build_bundles.write_problem_bundles(PROBLEMS, tmp_path)
+    bundle = json.loads((tmp_path / "roofline.json").read_text("utf-8"))
+    assert list(bundle["cases"][0]["expected"]) == ["ridge", "prefill", "decode"]
+    reference = (PROBLEMS / "roofline" / "reference.py").read_text("utf-8")
+    wrong = reference.replace("ridge = peak / bandwidth", "ridge = peak / bandwidth * 1000")
+    assert wrong != reference
+    first = judge_bundle(bundle, wrong).cases[0]
+    assert first.verdict is Verdict.WA
+    assert "['ridge']" in first.message and "prefill" not in first.message

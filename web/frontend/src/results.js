@@ -69,12 +69,50 @@ function comparison(result) {
   );
 }
 
+// A value's text cut around its marked span [start, end): before, marked, after. A span
+// that is not two numbers inside the text marks nothing.
+export function markedParts(text, mark) {
+  const [start, end] = Array.isArray(mark) ? mark : [];
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > text.length || start > end) {
+    return [text, "", ""];
+  }
+  return [text.slice(0, start), text.slice(start, end), text.slice(end)];
+}
+
+function markedValue(text, mark, side) {
+  const [before, marked, after] = markedParts(text, mark);
+  return h("pre", { class: `value whole-${side}` }, before, marked ? h("mark", { class: "diff-mark" }, marked) : null, after);
+}
+
+// A wrong answer's whole value around its first difference (the judge's ValueDiff): what
+// the code returned beside what was expected, the differing part marked on both.
+function diffView(diff) {
+  const title = diff.where ? t("wholeValueAt", { where: diff.where }) : t("wholeValue");
+  return h(
+    "div",
+    { class: "value-diff" },
+    h("h4", {}, title),
+    h(
+      "div",
+      { class: "compare" },
+      h("div", {}, h("h4", {}, t("got")), markedValue(diff.got, diff.got_mark, "got")),
+      h("div", {}, h("h4", {}, t("expected")), markedValue(diff.expected, diff.expected_mark, "expected")),
+    ),
+  );
+}
+
 // Arguments and states one top-level key a line: a trace's list of operations stays on
 // one (wrapping) line instead of one line per number.
 export function compactJSON(value) {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
   const lines = Object.entries(value).map(([key, item]) => `  ${JSON.stringify(key)}: ${JSON.stringify(item)}`);
   return lines.length ? `{\n${lines.join(",\n")}\n}` : "{}";
+}
+
+// Which step left a state shown: its number and call, beside the step that differs.
+export function stateLabel(input, previous) {
+  const ops = input.ops || [];
+  return { step: input.step, previous, op: ops[previous] ?? "?" };
 }
 
 // A failing public case's input (the judge never sends one for a hidden case): the
@@ -97,8 +135,12 @@ function inputView(input) {
     }
   }
   if (input.state_before !== undefined && input.state_before !== null) {
-    parts.push(h("h4", {}, t("stateBefore", { step: input.step })));
+    parts.push(h("h4", {}, t("stateBefore", stateLabel(input, input.step - 1))));
     parts.push(h("pre", { class: "value state-before" }, compactJSON(input.state_before)));
+  }
+  if (typeof input.subject_step === "number" && input.subject_state !== undefined && input.subject_state !== null) {
+    parts.push(h("h4", {}, t("subjectState", { ...stateLabel(input, input.subject_step), subject: input.subject })));
+    parts.push(h("pre", { class: "value subject-state" }, compactJSON(input.subject_state)));
   }
   return h("div", { class: "case-input" }, parts);
 }
@@ -137,6 +179,7 @@ function printedView(result) {
 function caseDetails(result) {
   return [
     comparison(result),
+    result.diff ? diffView(result.diff) : null,
     result.input ? inputView(result.input) : null,
     result.input && result.input.picture ? casePicture(result.input.picture) : null,
     result.traceback
@@ -150,7 +193,7 @@ function caseDetails(result) {
 }
 
 function hasDetails(result) {
-  return ["got", "expected", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
+  return ["got", "expected", "diff", "input", "test", "stdout", "stderr", "traceback"].some((key) => Boolean(result[key]));
 }
 
 // A hidden case's time is an upper bound, rounded up to a tenth of its limit by the judge

@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines, caseTime, compactJSON, renderMessage } from "../src/results.js";
+import { blamedLines, caseTime, compactJSON, markedParts, renderMessage } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -41,4 +41,11 @@ test("a case message renders from its key and arguments, nested ones too, in the
 test("a hidden case's time reads as the bound the judge rounded it up to; a public one as measured", () => {
   assert.equal(caseTime({ public: false, time_ms: 200 }), "≤ 200 ms");
   assert.equal(caseTime({ public: true, time_ms: 12.345 }), "12.3 ms");
+});
+
+test("a whole value is cut around its marked difference; a bad span marks nothing", () => {
+  assert.deepEqual(markedParts("[0, 1, 2]", [1, 2]), ["[", "0", ", 1, 2]"]);
+  assert.deepEqual(markedParts("{'ridge': 1.0}", [10, 13]), ["{'ridge': ", "1.0", "}"]);
+  assert.deepEqual(markedParts("[0]", [2, 9]), ["[0]", "", ""]);
+  assert.deepEqual(markedParts("[0]", undefined), ["[0]", "", ""]);
 });
