@@ -60,6 +60,15 @@ class UsageError(JudgeError):
         super().__init__(message)
 
 
+class InputRefused(JudgeError):
+    """A learner's own input for a problem is refused before it runs: not JSON, too large,
+    not shaped like a public case's arguments, or refused by the problem's validator."""
+
+    def __init__(self, message: Message) -> None:
+        self.said = message
+        super().__init__(message.en)
+
+
 class FrameTooLarge(ProtocolError):
     """A frame, or the run's result channel as a whole, is over the size the problem allows."""
 

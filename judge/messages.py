@@ -441,6 +441,65 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "{passed}/{total} 道题通过自检",
     },
     "cli.check_failing": {"en": "; failing: {slugs}", "zh": "；未通过：{slugs}"},
+    # A learner's own input ("Try your own input", `judge run --input`;
+    # judge/problem/custom_input.py, judge/run/custom_run.py).
+    "input.not_json": {
+        "en": "your input is not JSON{where}: write the arguments as a JSON value, like a "
+        "public case's",
+        "zh": "你的输入不是 JSON{where}：请像公开用例那样，把参数写成一个 JSON 值",
+    },
+    "input.at": {"en": " (line {line}, column {column})", "zh": "（第 {line} 行第 {column} 列）"},
+    "input.too_large": {
+        "en": "your input is larger than {limit} bytes",
+        "zh": "你的输入超过了 {limit} 字节",
+    },
+    "input.wrong_shape": {
+        "en": "your input is not shaped like a public case's arguments: {reason}",
+        "zh": "你的输入和公开用例的参数形状不一样：{reason}",
+    },
+    "input.wrong_type": {
+        "en": "the arguments must be a JSON {expected}, not a {got}",
+        "zh": "参数应是 JSON {expected}，而不是 {got}",
+    },
+    "input.missing_key": {"en": "it lacks the key {key}", "zh": "缺少键 {key}"},
+    "input.unknown_key": {
+        "en": "it has the key {key}, which no public case has (keys: {keys})",
+        "zh": "多了公开用例里没有的键 {key}（可用的键：{keys}）",
+    },
+    "input.wrong_value_type": {
+        "en": "{key} must be a JSON {expected}, not a {got}",
+        "zh": "{key} 应是 JSON {expected}，而不是 {got}",
+    },
+    "input.refused": {
+        "en": "the problem refuses these arguments: {reason}",
+        "zh": "本题不接受这组参数：{reason}",
+    },
+    "input.reference_failed": {
+        "en": "the reference gave no answer on your input ({verdict}: {reason}); the input "
+        "is probably outside what the problem allows",
+        "zh": "参考解在你的输入上没有给出答案（{verdict}：{reason}）；"
+        "这组输入可能超出了题目允许的范围",
+    },
+    "input.judge_failed": {
+        "en": "the judge could not run your input; try again",
+        "zh": "判题程序没能运行你的输入，请再试一次",
+    },
+    "input.not_code": {
+        "en": "{slug} is a quiz: it has no inputs to try",
+        "zh": "{slug} 是测验题，没有可以试的输入",
+    },
+    "cli.input_options": {
+        "en": "--input runs your own input only: it does not go with {option}",
+        "zh": "--input 只运行你自己的输入，不能和 {option} 一起用",
+    },
+    "cli.input_title": {"en": "your input ({path}):", "zh": "你的输入（{path}）："},
+    "cli.input_reference": {"en": "reference: ", "zh": "参考解：  "},
+    "cli.input_yours": {"en": "yours:     ", "zh": "你的：    "},
+    "cli.input_same": {
+        "en": "same as the reference",
+        "zh": "与参考解相同",
+    },
+    "cli.input_differs": {"en": "differs from the reference", "zh": "与参考解不同"},
     # The text art of a failing public case's picture, as `judge run` prints it
     # (judge/pictures: case_pictures.py, pool_art.py, bar_art.py). Numbers come formatted.
     "picture.expected": {"en": "expected", "zh": "期望"},

@@ -451,6 +451,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "profile_results": {"en": "Results per problem", "zh": "各题成绩"},
     "profile_none": {"en": "No submissions yet.", "zh": "还没有提交。"},
     "col_attempts": {"en": "Attempts", "zh": "提交数"},
+    "try_input_cli": {
+        "en": "Try your own input: write arguments shaped like a public case's as JSON in "
+        "a file, and run your code and the reference on them side by side with",
+        "zh": "试试你自己的输入：把形如公开用例参数的 JSON 写进一个文件，"
+        "用下面的命令让你的代码和参考解并排跑一遍：",
+    },
     "problem_board_link": {"en": "Leaderboard for this problem", "zh": "本题排行榜"},
     "per_problem_boards": {"en": "Per-problem boards", "zh": "各题排行榜"},
     "err_unknown_user": {"en": "no user named {name}", "zh": "没有名为 {name} 的用户"},

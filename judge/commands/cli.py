@@ -175,6 +175,14 @@ def build_parser(
         help="print only a Python test that reproduces the failing public case CASE "
         "(default: the first one); give it after the file",
     )
+    p.add_argument(
+        "--input",
+        type=Path,
+        default=None,
+        metavar="ARGS_JSON",
+        help="run your code and the reference on your own arguments (a JSON file shaped "
+        "like a public case's args) and print both results",
+    )
     if sandbox is not None:
         p.add_argument(
             "--sandbox", action="store_true", help="judge inside the sandbox the server uses"
@@ -331,6 +339,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.json and args.show_test is not None:
         raise UsageError(say("cli.json_or_show_test"))
+    if args.input is not None:
+        return run_input(args)
     problem = ProblemSet(args.problems).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
@@ -368,6 +378,59 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_test = _command(args.invocation, args.problems, f"run {quoted} --show-test")
         print_report(report, problem, lang, show_test)
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
+
+
+def run_input(args: argparse.Namespace) -> int:
+    """`judge run SLUG FILE --input ARGS_JSON`: the learner's code and the reference on the
+    learner's own arguments, each in a child, printed side by side. A refused input is a
+    usage error (exit 2); 0 when the code answers as the reference does, else 1."""
+    for option, given in (("--show-test", args.show_test), ("--seed", args.seed)):
+        if given is not None:
+            raise UsageError(say("cli.input_options", option=option))
+    problem = ProblemSet(args.problems).get(args.slug)
+    if not kind_of(problem).runs_code:
+        raise UsageError(say("input.not_code", slug=problem.slug))
+    _require_torch(problem, args.invocation)
+    source = read_source(args.file)
+    from judge.problem.custom_input import CustomInput
+    from judge.run.custom_run import run_custom
+
+    text = _read_text(args.input)
+    custom = CustomInput.from_text(problem, text)  # InputRefused: one line, exit 2
+    launcher = args.make_sandbox() if args.sandbox else None
+    lang = _lang(args)
+    if launcher is None and not args.json:
+        print(say("cli.no_sandbox").render(lang), file=sys.stderr)
+    try:
+        ran = run_custom(problem, custom.args, source, launcher)
+    finally:
+        close = getattr(launcher, "close", None)
+        if close is not None:
+            close()
+    if args.json:
+        _print_json(ran.to_dict())
+    else:
+        from judge.commands.render import print_custom_run
+
+        print_custom_run(ran, problem, str(args.input), lang)
+    if ran.refused is not None or ran.reference_failure is not None:
+        return EXIT_USAGE
+    return EXIT_OK if ran.report is not None and ran.report.verdict is Verdict.AC else EXIT_FAIL
+
+
+def _read_text(path: Path) -> str:
+    """A text file the learner named (their input), or one clear line about why not."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise UsageError(say("cli.no_such_file", path=str(path))) from None
+    except IsADirectoryError:
+        raise UsageError(say("cli.is_a_folder", path=str(path))) from None
+    except UnicodeDecodeError as exc:
+        reason = raw(f"not UTF-8 at byte {exc.start}")
+        raise UsageError(say("cli.slug_reason", slug=str(path), reason=reason)) from None
+    except OSError as exc:
+        raise UsageError(say("cli.cannot_read", path=str(path), error=str(exc.strerror))) from None
 
 
 def _failing_case(report: Report, name: str) -> CaseResult:

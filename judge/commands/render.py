@@ -20,6 +20,7 @@ from judge.verdict import Verdict
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.problem.speed_spec import SpeedResult
+    from judge.run.custom_run import CustomRun
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[ -/]*[@-~]")
 # What a submission printed is shown whole up to this many characters of each block (it
@@ -126,6 +127,42 @@ def print_report(
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
     if report.speed is not None:
         print(speed_line(report.speed), file=out)
+
+
+def print_custom_run(ran: CustomRun, problem: ProblemSpec, path: str, lang: str = "en") -> None:
+    """A custom input's run: the input, the reference's answer and the learner's beside it,
+    then whether they agree (and the checker's reason where they do not)."""
+    print(say("input_title", lang, path=path))
+    print("  " + clean(bounded(json.dumps(ran.args, ensure_ascii=False), MAX_OUTPUT_SHOWN)))
+    stop = ran.refused or ran.reference_failure
+    if stop is not None:
+        print(clean(stop.render(lang)))
+        return
+    from judge.problem.checkers import show
+
+    print(f"  {say('input_reference', lang)}{_indented(clean(show(ran.reference)), 13)}")
+    report = ran.report
+    if report is None:
+        return
+    case = report.cases[0] if report.cases else None
+    if report.compile_error is not None or case is None or case.verdict is None:
+        print()
+        print_report(report, problem, lang)
+        return
+    if case.verdict is Verdict.AC:
+        yours = say("input_same", lang)
+    elif case.got is not None:
+        yours = clean(case.got)
+    else:
+        yours = f"{case.verdict.value}  {_label(case.verdict, lang)}"
+    print(f"  {say('input_yours', lang)}{_indented(yours, 13)}")
+    if case.verdict is not Verdict.AC:
+        print(f"  {clean(_message(case, lang))}")
+        if case.traceback:
+            print("  " + clean(case.traceback).replace("\n", "\n  "))
+    _print_case_output(report, lang)
+    verdict = say("input_same" if case.verdict is Verdict.AC else "input_differs", lang)
+    print(f"\n{case.verdict.value}  {verdict} · {case.time_ms:.0f} ms")
 
 
 def speed_line(speed: SpeedResult) -> str:

@@ -97,6 +97,18 @@ def _prefixed(prefix: str, name: str) -> str:
     return name if name.startswith(prefix) else prefix + name
 
 
+def public_cases(problem: ProblemSpec, driver: types.ModuleType | None = None) -> list[Case]:
+    """The public cases alone, the generated ones never drawn (a torch problem's draw may
+    run a model): what a learner's own input is shaped after (judge/problem/custom_input.py)."""
+    file = f"{problem.slug}/cases.py"
+    if driver is None:
+        driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
+    if not callable(getattr(driver, "public_cases", None)):
+        raise SpecError(file, "public_cases", "must be defined as a function")
+    raw = _as_list(driver.public_cases(), file, "public_cases")
+    return [_case(item, True, problem, file) for item in raw]
+
+
 def _as_list(value: object, file: str, fn: str) -> list[object]:
     if type(value) is not list:
         raise SpecError(file, fn, f"must return a list of case dicts, got {type(value).__name__}")

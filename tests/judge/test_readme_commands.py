@@ -25,6 +25,10 @@ EXPECTED_EXIT = {
     "python judge.py init kv-bytes-per-token .": 0,
     "python judge.py run kv-bytes-per-token kv_bytes_per_token.py": 1,
     "python judge.py run kv-bytes-per-token kv_bytes_per_token.py --show-test > test_case.py": 1,
+    # Your own arguments: the starter raises on them too.
+    'echo \'{"config": {"num_hidden_layers": 2, "num_attention_heads": 4, '
+    '"hidden_size": 64}, "kv_dtype": "float32"}\' > args.json': 0,
+    "python judge.py run kv-bytes-per-token kv_bytes_per_token.py --input args.json": 1,
     "python judge.py init self-test . && python judge.py run self-test self_test.json": 1,
 }
 # Every problem's whole self-check is the authors' command and takes minutes: run elsewhere.

@@ -1,0 +1,184 @@
+"""A learner's own input: `judge run SLUG FILE --input ARGS_JSON`, and the core underneath
+(judge/problem/custom_input.py refuses bad input; judge/run/custom_run.py runs the
+reference and the learner's code on it, each in a child)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from problem_factory import MakeProblem
+
+from judge.commands.cli import main
+from judge.errors import InputRefused
+from judge.problem.custom_input import MAX_INPUT_BYTES, CustomInput
+from judge.problem.problemset import ProblemSet
+from judge.run.custom_run import run_custom
+
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
+TRACE = {
+    "num_blocks": 3,
+    "block_size": 2,
+    "ops": [["append", 0, 3], ["append", 1, 2], ["free", 0], ["append", 1, 3]],
+}
+
+
+def _reference_source() -> str:
+    return (PROBLEMS / "block-table" / "reference.py").read_text()
+
+
+def _wrong_source() -> str:
+    """A known-bad solution: it hands out too many blocks, so the first append differs."""
+    return (PROBLEMS / "block-table" / "solutions" / "wrong" / "off_by_one_blocks.py").read_text()
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["--problems", str(PROBLEMS), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_reference_on_its_own_input_is_the_same_and_exit_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    args = _write(tmp_path, "args.json", json.dumps(TRACE))
+    code, out, _ = run_cli(["run", "block-table", str(solution), "--input", str(args)], capsys)
+    assert code == 0
+    assert "reference: [{'op': 'append(seq_id=0, n=3)'" in out
+    assert "yours:     same as the reference" in out
+
+
+def test_a_different_answer_is_shown_beside_the_reference_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solution = _write(tmp_path, "mine.py", _wrong_source())
+    args = _write(tmp_path, "args.json", json.dumps(TRACE))
+    code, out, _ = run_cli(
+        ["run", "block-table", str(solution), "--input", str(args), "--lang", "zh"], capsys
+    )
+    assert code == 1
+    assert "参考解：" in out and "你的：" in out and "与参考解不同" in out
+
+
+def test_the_starter_on_your_input_says_it_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    starter = (PROBLEMS / "block-table" / "starter.py").read_text()
+    solution = _write(tmp_path, "mine.py", starter)
+    args = _write(tmp_path, "args.json", json.dumps(TRACE))
+    code, out, _ = run_cli(["run", "block-table", str(solution), "--input", str(args)], capsys)
+    assert code == 1 and "RE  Runtime error" in out and "NotImplementedError" in out
+
+
+def test_json_output_holds_the_input_the_reference_and_your_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    args = _write(tmp_path, "args.json", json.dumps(TRACE))
+    code, out, _ = run_cli(
+        ["run", "block-table", str(solution), "--input", str(args), "--json"], capsys
+    )
+    data = json.loads(out)
+    assert code == 0 and data["args"] == TRACE and data["answered"] is True
+    assert data["expected"][0]["state"]["block_table"] == [0, 1]
+    assert data["report"]["verdict"] == "AC" and data["report"]["cases"][0]["name"] == "custom"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"num_blocks": 3,', "your input is not JSON (line 1, column 18)"),
+        ('{"num_blocks": NaN, "block_size": 2, "ops": []}', "your input is not JSON"),
+        ("[1, 2]", "the arguments must be a JSON object, not a array"),
+        ('{"num_blocks": 3, "ops": []}', "it lacks the key 'block_size'"),
+        ('{"num_blocks": 3, "block_size": 2, "ops": [], "x": 1}', "it has the key 'x'"),
+        ('{"num_blocks": "3", "block_size": 2, "ops": []}', "'num_blocks' must be a JSON number"),
+        (
+            '{"num_blocks": 0, "block_size": 2, "ops": []}',
+            "the problem refuses these arguments: num_blocks must be a whole number",
+        ),
+        (
+            '{"num_blocks": 3, "block_size": 2, "ops": [["grow", 0]]}',
+            "the problem refuses these arguments: ops[0] must be",
+        ),
+    ],
+)
+def test_a_refused_input_is_one_clear_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    args = _write(tmp_path, "args.json", text)
+    code, out, err = run_cli(["run", "block-table", str(solution), "--input", str(args)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("judge: ") and said in err and "Traceback" not in err
+
+
+def test_a_refusal_is_said_in_chinese_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    args = _write(tmp_path, "args.json", '{"num_blocks": 3, "ops": []}')
+    argv = ["run", "block-table", str(solution), "--input", str(args), "--lang", "zh"]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and "你的输入和公开用例的参数形状不一样：缺少键 'block_size'" in err
+
+
+def test_a_missing_input_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    missing = tmp_path / "nope.json"
+    code, _, err = run_cli(["run", "block-table", str(solution), "--input", str(missing)], capsys)
+    assert code == 2 and f"{missing}: no such file" in err
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--show-test"]])
+def test_input_does_not_go_with_options_for_the_problems_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    solution = _write(tmp_path, "mine.py", _reference_source())
+    args = _write(tmp_path, "args.json", json.dumps(TRACE))
+    argv = ["run", "block-table", str(solution), "--input", str(args), *option]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and f"does not go with {option[0]}" in err
+
+
+def test_an_input_larger_than_the_cap_is_refused_before_it_is_parsed() -> None:
+    problem = ProblemSet(PROBLEMS).get("block-table")
+    with pytest.raises(InputRefused, match="larger than"):
+        CustomInput.from_text(problem, " " * (MAX_INPUT_BYTES + 1))
+
+
+def test_the_learners_code_runs_in_a_child_not_in_the_judges_process() -> None:
+    problem = ProblemSet(PROBLEMS).get("block-table")
+    source = "import os\nos._exit(7)\n"
+    ran = run_custom(problem, TRACE, source)
+    assert ran.report is not None and ran.report.verdict.value in ("RE", "CE")
+
+
+def test_a_reference_that_gives_no_answer_says_the_input_is_the_likely_cause(
+    make_problem: MakeProblem,
+) -> None:
+    # Without a validator, an input the reference cannot take is found by running it; its
+    # traceback is never shown (it is the reference's code).
+    reference = "def add(a, b):\n    if a < 0:\n        raise ValueError('SECRET_LINE')\n"
+    folder = make_problem({"reference.py": reference + "    return a + b\n"})
+    problem = ProblemSet(folder.parent).get("add")
+    ran = run_custom(problem, [-1, 2], "def add(a, b):\n    return a + b\n")
+    assert ran.refused is None and ran.report is None and ran.reference_failure is not None
+    assert "the reference gave no answer on your input (Runtime error: " in ran.reference_failure.en
+    assert "参考解在你的输入上没有给出答案" in ran.reference_failure.render("zh")
+    assert "Traceback" not in json.dumps(ran.to_dict())
+
+
+def test_only_the_reference_runs_when_no_code_is_given(make_problem: MakeProblem) -> None:
+    problem = ProblemSet(make_problem().parent).get("add")
+    ran = run_custom(problem, [20, 22])
+    assert ran.answered and ran.report is None
+    assert ran.to_dict() == {"args": [20, 22], "answered": True, "reference": "42", "expected": 42}
