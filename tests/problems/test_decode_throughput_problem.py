@@ -48,5 +48,5 @@ def test_the_warm_up_is_marked_so_a_failed_run_skips_it() -> None:
 
     cases = build_cases(PROBLEM, 7)
     first_timed = next(i for i, c in enumerate(cases) if c.timed is not None)
-    assert [c.name for c in cases if c.warm_up] == ["warm-up"]
+    assert [c.name for c in cases if c.warm_up] == ["hidden-warm-up"]
     assert cases[first_timed - 1].warm_up and not any(c.warm_up for c in cases[:2])
