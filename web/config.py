@@ -69,6 +69,9 @@ class WebConfig:
     # Run on the server (torch tier): counted when a run starts (web.judging.runs).
     run_per_user: RateLimit = field(default_factory=lambda: RateLimit(10, 300.0))
     run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(30, 300.0))
+    # A quiz's Run (its answers checked at the public points, no account needed): cheap, but
+    # it parses and evaluates formulas, so one address cannot ask for it without end.
+    quiz_run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60.0))
     # Runs judged at once, in all; each holds one of the judge's `workers` while it runs,
     # so with the default two workers submissions always keep at least one.
     run_slots: int = 1

@@ -304,6 +304,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "err_code_empty": {"en": "the code is empty", "zh": "代码为空"},
     "what_runs": {"en": "runs on the server", "zh": "服务器运行"},
     "what_runs_ip": {"en": "runs on the server from this IP", "zh": "来自此 IP 的服务器运行"},
+    "what_quiz_runs_ip": {"en": "quiz checks from this IP", "zh": "来自此 IP 的测验检查"},
     "err_repeat_pending": {
         "en": "this code is the same as your submission #{id} to this problem, which is still "
         "being judged: wait for its verdict instead of submitting it again",

@@ -3,6 +3,7 @@ explanations only after a right answer or after giving up, and giving up ends sc
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ from problem_factory import write_files
 from web_helpers import csrf_of, make_config, make_user, page_login, state, submit, wait_judged
 
 from web import create_app
+from web.config import RateLimit
+from web.state import EXTENSION
 
 QUESTIONS = """
 [[question]]
@@ -284,3 +287,19 @@ def test_the_verdict_names_questions_by_the_pages_numbers_and_links_back_to_the_
     assert '<a href="/problems/warm-up-quiz#q-pick">Question 1</a>' in html
     assert '<a href="/problems/warm-up-quiz#q-count">Question 2</a>' in html
     assert 'id="back-to-quiz" href="/problems/warm-up-quiz"' in html
+
+
+def test_a_quiz_run_is_rate_limited_per_address(quiz_app: Flask) -> None:
+    """A quiz's Run needs no account and evaluates formulas: one address gets
+    `quiz_run_per_ip` of them a window, then the page's 429 in its language."""
+    platform = state(quiz_app)
+    config = dataclasses.replace(platform.config, quiz_run_per_ip=RateLimit(2, 60.0))
+    quiz_app.extensions[EXTENSION] = dataclasses.replace(platform, config=config)
+    client = quiz_app.test_client()
+    client.get("/problems/formula-quiz")
+    form = {"csrf_token": csrf_of(client), "answer-size": "2", "answer-tokens": "n + p"}
+    for _ in range(2):
+        assert client.post("/problems/formula-quiz/run", data=form).status_code == 200
+    refused = client.post("/problems/formula-quiz/run", data=form)
+    assert refused.status_code == 429
+    assert "quiz checks from this IP" in refused.get_data(as_text=True)

@@ -146,6 +146,8 @@ def run_quiz(slug: str) -> str:
     public points, as the browser's judge checks a quiz bundle, and the page shown again
     with each question marked. Nothing is stored and nothing counts."""
     state, viewer = platform(), g.viewer
+    limit = state.config.quiz_run_per_ip
+    state.limiter.hit(f"quiz-run:ip:{client_ip()}", limit, say("what_quiz_runs_ip"))
     problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
     quiz = quiz_sheets.quiz_of(problem)
     sheet = quiz_sheets.sheet_from_form(quiz, request.form.to_dict(flat=False))
