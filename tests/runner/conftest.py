@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import textwrap
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,24 @@ def sandbox_owned_files(uid: int) -> list[str]:
             except OSError:
                 continue
     return owned
+
+
+# How long a file owned by the sandbox user may take to go away before it counts as left
+# behind: the web suite's unsafe-local jobs (the same user, run beside these tests by another
+# test worker) keep a working folder in /tmp while they run and remove it when they end;
+# what a sandboxed job left behind never goes away.
+SETTLE_S = 60.0
+
+
+def new_sandbox_owned_files(uid: int, before: set[str]) -> set[str]:
+    """Files owned by the sandbox user that were not there `before` and are still there
+    after up to SETTLE_S (polled, so a clean run pays nothing)."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        new = set(sandbox_owned_files(uid)) - before
+        if not new or time.monotonic() > deadline:
+            return new
+        time.sleep(0.5)
 
 
 def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -155,4 +174,4 @@ def harness(warm_launcher: SandboxLauncher, add_problem: ProblemSpec) -> Iterato
     for root, snapshot in before.items():
         assert tree_snapshot(root) == snapshot, f"{root} changed"
     if sandbox_identity().switched:
-        assert set(sandbox_owned_files(uid)) - owned_before == set()
+        assert new_sandbox_owned_files(uid, owned_before) == set()
