@@ -22,6 +22,7 @@ from judge.grading.quiz_grading import PublicQuestion, judge_public_answers
 from judge.messages import case_message
 from judge.quiz.questions import Quiz
 from judge.run.source_check import validate_source
+from judge.verdict import Verdict
 from web.store.models import Submission, SubmissionStatus
 
 
@@ -35,7 +36,7 @@ class Mark:
 
     @property
     def wrong(self) -> bool:
-        return self.verdict is not None and self.verdict != "AC"
+        return self.verdict is not None and self.verdict != Verdict.AC.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def of_run(quiz: Quiz, sheet: str, lang: str) -> QuizMarks:
     try:
         sheet = validate_source(sheet)  # the same 64 KiB as a submission's sheet
     except SourceError as exc:
-        return QuizMarks(verdict="CE", by_question={}, sheet_error=str(exc))
+        return QuizMarks(verdict=Verdict.CE.value, by_question={}, sheet_error=str(exc))
     public = tuple(PublicQuestion.from_bundle(q) for q in quiz.public_questions())
     outcome = judge_public_answers(public, sheet)
     cases = [case.to_dict() for case in outcome.cases]
