@@ -31,16 +31,44 @@ def shoot(page: Any, name: str) -> Path:
     return path
 
 
+PASSWORD = "correct horse battery staple"  # every test account's
+
+
 def register(page: Any, prefix: str = "learner", screenshot: str | None = None) -> str:
     username = f"{prefix}{os.getpid() % 10_000}x{next(_names)}"
     page.goto("/register")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "correct horse battery staple")
+    page.fill("input[name=password]", PASSWORD)
     if screenshot:
         shoot(page, screenshot)
     page.click("#register-form button[type=submit]")
     page.wait_for_url("**/")
     return username
+
+
+def save_draft(page: Any, code: str) -> None:
+    """Type `code` into the editor and wait until the server holds it as the draft."""
+    with page.expect_response(
+        lambda r: r.url.endswith("/draft") and r.request.method == "PUT" and r.ok
+    ):
+        replace_code(page, code)
+
+
+def log_in_elsewhere(browser: Any, page: Any, username: str) -> tuple[Any, Any]:
+    """A fresh browser context (another device) logged in as `username`: (context, page).
+    The caller closes the context."""
+    other = browser.new_context(base_url=page.url.split("/problems/")[0])
+    try:
+        tab = other.new_page()
+        tab.goto("/login")
+        tab.fill("input[name=username]", username)
+        tab.fill("input[name=password]", PASSWORD)
+        tab.click("#login-form button[type=submit]")
+        tab.wait_for_url("**/")
+    except BaseException:
+        other.close()
+        raise
+    return other, tab
 
 
 def open_problem(page: Any, slug: str = SLUG) -> None:

@@ -14,17 +14,18 @@ from .pages import (
     SLUG,
     SUBMIT,
     editor_text,
+    log_in_elsewhere,
     open_problem,
     reference_source,
     register,
     replace_code,
+    save_draft,
     shoot,
 )
 
 pytestmark = pytest.mark.browser
 VERDICT = ".live .submission[data-verdict]:not([data-verdict=''])"
 HISTORY = "[data-panel=submissions]"
-PASSWORD = "correct horse battery staple"
 
 
 def code_lines(text: str) -> list[str]:
@@ -72,19 +73,9 @@ def test_a_draft_from_another_device_says_when_it_was_saved_and_can_be_undone(
     username = register(page)
     open_problem(page)
     draft = "# a draft written in the first browser\ndef kv_bytes_per_token(config, kv_dtype):\n    return 1\n"
-    with page.expect_response(
-        lambda r: r.url.endswith("/draft") and r.request.method == "PUT" and r.ok
-    ):
-        replace_code(page, draft)
-
-    other = browser.new_context(base_url=page.url.split("/problems/")[0])
+    save_draft(page, draft)
+    other, tab = log_in_elsewhere(browser, page, username)
     try:
-        tab = other.new_page()
-        tab.goto("/login")
-        tab.fill("input[name=username]", username)
-        tab.fill("input[name=password]", PASSWORD)
-        tab.click("#login-form button[type=submit]")
-        tab.wait_for_url("**/")
         open_problem(tab)
         loaded = tab.locator(".draft-loaded")
         loaded.wait_for()

@@ -12,10 +12,12 @@ from .pages import (
     SLUG,
     SUBMIT,
     editor_text,
+    log_in_elsewhere,
     open_problem,
     reference_source,
     register,
     replace_code,
+    save_draft,
     shoot,
 )
 
@@ -151,19 +153,9 @@ def test_a_draft_follows_the_learner_to_a_fresh_browser(page: Any, browser: Any)
     username = register(page)
     open_problem(page)
     draft = "# a draft written in the first browser\ndef kv_bytes_per_token(config, kv_dtype):\n    return 1\n"
-    with page.expect_response(
-        lambda r: r.url.endswith("/draft") and r.request.method == "PUT" and r.ok
-    ):
-        replace_code(page, draft)
-
-    other = browser.new_context(base_url=page.url.split("/problems/")[0])
+    save_draft(page, draft)
+    other, tab = log_in_elsewhere(browser, page, username)
     try:
-        tab = other.new_page()
-        tab.goto("/login")
-        tab.fill("input[name=username]", username)
-        tab.fill("input[name=password]", "correct horse battery staple")
-        tab.click("#login-form button[type=submit]")
-        tab.wait_for_url("**/")
         open_problem(tab)
         tab.wait_for_function(
             "() => document.querySelector('.cm-content').innerText.includes('first browser')"
