@@ -246,14 +246,43 @@ def page_bundle(problem: Any) -> dict[str, object]:
     if problem.tier == "browser":
         bundle = public_bundle(problem)
         bundle["runnable"] = True
-        return bundle
-    return {
-        "problem": problem.summary(),
-        "statements": {lang: problem.statement(lang) for lang in LANGS},
-        "starter": problem.starter_source(),
-        "cases": [],
-        "runnable": False,
-    }
+    else:
+        bundle = {
+            "problem": problem.summary(),
+            "statements": {lang: problem.statement(lang) for lang in LANGS},
+            "starter": problem.starter_source(),
+            "cases": [],
+            "runnable": False,
+        }
+    inputs = try_inputs(problem)
+    if inputs:
+        bundle["inputs"] = inputs
+    return bundle
+
+
+def try_inputs(problem: Any) -> list[dict[str, object]]:
+    """The public cases' names and arguments, what "Try your own input" starts from (the
+    timed ones left out: a speed run's input is not a call to try). Empty for a quiz."""
+    from judge.kinds.registry import kind_of
+    from judge.problem.cases import public_cases
+
+    if not kind_of(problem).runs_code:
+        return []
+    cases = public_cases(problem)
+    return [
+        {"name": case.name, "text": args_text(case.args)} for case in cases if case.timed is None
+    ]
+
+
+def args_text(args: object) -> str:
+    """Arguments as the JSON text a learner edits: an object one key a line, each value on
+    its line. Written here, not by the page, so that 448.0 stays 448.0 (a JavaScript number
+    would print it as 448, and the reference would then be given an int)."""
+    if not isinstance(args, dict) or not args:
+        return json.dumps(args, ensure_ascii=False)
+    lines = [f"  {json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}"
+             for key, value in args.items()]  # fmt: skip
+    return "{\n" + ",\n".join(lines) + "\n}"
 
 
 def write_problem_bundles(problems_dir: Path, target: Path) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from judge.kinds.registry import kind_of
 from judge.problem.limits import Limits
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
+from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import TrustedInputs, internal_error
 from judge.run.session import Progress
 from runner.launchers.sandbox import SandboxLauncher, SandboxUnavailable
@@ -86,6 +87,15 @@ class Runner:
             progress=progress,
             trusted=trusted,
         )
+
+    def try_input(
+        self, problem: str | ProblemSpec, args: object, source: str | None = None
+    ) -> CustomRun:
+        """A learner's own arguments on the reference and, when `source` is given, on their
+        code, each a job on these warm workers ("Try your own input"). Raises SourceError
+        for unacceptable source; a refused input is in the result."""
+        spec = self.problems.get(problem) if isinstance(problem, str) else problem
+        return run_custom(spec, args, source, self.launcher)
 
     def close(self) -> None:
         self.launcher.close()

@@ -384,6 +384,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "across a server restart); run again",
         "zh": "没有这次运行（运行结果只保留 {minutes} 分钟，服务器重启后也会清空）；请重新运行",
     },
+    "err_try_input_code": {
+        "en": "send your code with the input: a torch-tier problem's code runs on the server",
+        "zh": "请把代码和输入一起发送：torch 层题目的代码在服务器上运行",
+    },
     "err_runs_in_browser": {
         "en": "{slug} runs in your browser: press Run on its page (the server runs only "
         "torch-tier problems, which the browser cannot)",
@@ -453,10 +457,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "profile_none": {"en": "No submissions yet.", "zh": "还没有提交。"},
     "col_attempts": {"en": "Attempts", "zh": "提交数"},
     "try_input_cli": {
-        "en": "Try your own input: write arguments shaped like a public case's as JSON in "
-        "a file, and run your code and the reference on them side by side with",
-        "zh": "试试你自己的输入：把形如公开用例参数的 JSON 写进一个文件，"
-        "用下面的命令让你的代码和参考解并排跑一遍：",
+        "en": "Try your own input in the “Try your input” tab beside the results, or "
+        "offline: write arguments shaped like a public case's as JSON in a file, and run "
+        "your code and the reference on them side by side with",
+        "zh": "试试你自己的输入：在结果旁的“自定义输入”标签页里运行，或者离线运行："
+        "把形如公开用例参数的 JSON 写进一个文件，用下面的命令让你的代码和参考解并排跑一遍：",
     },
     "problem_board_link": {"en": "Leaderboard for this problem", "zh": "本题排行榜"},
     "per_problem_boards": {"en": "Per-problem boards", "zh": "各题排行榜"},

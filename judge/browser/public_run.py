@@ -13,7 +13,8 @@ import sys
 import time
 import types
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from judge.errors import SourceError
 from judge.grading.case_grading import grade
@@ -64,10 +65,25 @@ _last: tuple[str, PreparedBundle | PreparedQuiz] | None = None  # one problem, m
 
 def run_public(bundle_json: str, source: str) -> str:
     """Judge `source` on a public bundle (JSON text); returns the report as JSON text."""
+    return json.dumps(judge_prepared(_prepared(bundle_json), source).to_dict())
+
+
+def run_public_case(bundle_json: str, source: str, case_json: str) -> str:
+    """Judge `source` on one case given apart from the bundle (JSON text: name, args, check,
+    expected), the bundle's driver and names kept: "Try your own input", its expected answer
+    the reference's on the server. Returns the report as JSON text."""
+    bundle = _prepared(bundle_json)
+    if isinstance(bundle, PreparedQuiz):
+        raise ValueError(f"{bundle.slug} is a quiz: it has no cases to run")
+    one = replace(bundle, cases=(_prepared_case(json.loads(case_json)),))
+    return json.dumps(judge_prepared(one, source).to_dict())
+
+
+def _prepared(bundle_json: str) -> PreparedBundle | PreparedQuiz:
     global _last
     if _last is None or _last[0] != bundle_json:
         _last = (bundle_json, prepare(json.loads(bundle_json)))
-    return json.dumps(judge_prepared(_last[1], source).to_dict())
+    return _last[1]
 
 
 def judge_bundle(bundle: dict[str, object], source: str) -> Report:
@@ -79,10 +95,7 @@ def prepare(bundle: dict[str, object]) -> PreparedBundle | PreparedQuiz:
     if bundle.get("kind") == ProblemKind.QUIZ.value:
         questions = tuple(PublicQuestion.from_bundle(q) for q in bundle["questions"])  # type: ignore[attr-defined]
         return PreparedQuiz(str(problem["slug"]), str(problem["version"]), questions)
-    cases = []
-    for item in bundle["cases"]:  # type: ignore[attr-defined]
-        case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)
-        cases.append(PreparedCase(case, item["expected"], _json_text(item["expected"]) or ""))
+    cases = [_prepared_case(item) for item in bundle["cases"]]  # type: ignore[attr-defined]
     return PreparedBundle(
         slug=str(problem["slug"]),
         version=str(problem["version"]),
@@ -90,6 +103,11 @@ def prepare(bundle: dict[str, object]) -> PreparedBundle | PreparedQuiz:
         driver=str(bundle["driver"]),
         cases=tuple(cases),
     )
+
+
+def _prepared_case(item: dict[str, Any]) -> PreparedCase:
+    case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)
+    return PreparedCase(case, item["expected"], _json_text(item["expected"]) or "")
 
 
 def judge_prepared(bundle: PreparedBundle | PreparedQuiz, source: str) -> Report:

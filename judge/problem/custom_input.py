@@ -98,16 +98,7 @@ class CustomInput:
     @classmethod
     def from_text(cls, problem: ProblemSpec, text: str) -> CustomInput:
         """Read JSON text (a file, a request's field); InputRefused says why not."""
-        if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
-            raise InputRefused(say("input.too_large", limit=f"{MAX_INPUT_BYTES:,}"))
-        try:
-            args = json.loads(text, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as exc:
-            where = raw("")
-            if isinstance(exc, json.JSONDecodeError):
-                where = say("input.at", line=exc.lineno, column=exc.colno)
-            raise InputRefused(say("input.not_json", where=where)) from None
-        return cls.from_args(problem, args)
+        return cls.from_args(problem, parse_input(text))
 
     @classmethod
     def from_args(cls, problem: ProblemSpec, args: object) -> CustomInput:
@@ -128,6 +119,20 @@ class CustomInput:
         if refused is not None:
             raise InputRefused(say("input.refused", reason=refused))
         return cls(args, Case(CUSTOM_CASE, args, _check_of(problem, examples), public=True))
+
+
+def parse_input(text: str) -> object:
+    """JSON text as the arguments it says, before anything about the problem is asked: what
+    a server checks where the text arrives. InputRefused says why not (too large, not JSON)."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
+        raise InputRefused(say("input.too_large", limit=f"{MAX_INPUT_BYTES:,}"))
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        where = raw("")
+        if isinstance(exc, json.JSONDecodeError):
+            where = say("input.at", line=exc.lineno, column=exc.colno)
+        raise InputRefused(say("input.not_json", where=where)) from None
 
 
 def _validator_refusal(driver: types.ModuleType, args: object) -> Message | None:

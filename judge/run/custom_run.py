@@ -20,8 +20,8 @@ from judge.grading.outcome import Outcome, OutcomeKind
 from judge.grading.report import CaseResult, Report
 from judge.messages import LANGS, Message, say
 from judge.pictures.reproduce import Reproducer
-from judge.problem.checkers import show
-from judge.problem.custom_input import CustomInput
+from judge.problem.checkers import CheckSpec, show
+from judge.problem.custom_input import CUSTOM_CASE, CustomInput
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import budget_for
 from judge.run.judge_source import build_report, load_message
@@ -31,6 +31,11 @@ from judge.run.source_check import validate_source
 from judge.run.workdir import WorkDir
 from judge.wire.codec import decode, encode
 from judge.wire.tensor import TensorData
+
+# The most a browser-tier answer sent back as a case may hold (a public case's is a few
+# hundred bytes): an input that makes the reference answer with megabytes is answered with
+# its shown form only, and the page says it cannot compare it.
+MAX_CASE_CHARS = 256 << 10
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -47,6 +52,7 @@ class CustomRun:
     reference: object = None  # the reference's observation, canonical; None until it answered
     reference_failure: Message | None = None
     report: Report | None = None
+    check: CheckSpec | None = None  # how an answer is compared with the reference's
 
     @property
     def answered(self) -> bool:
@@ -62,8 +68,16 @@ class CustomRun:
         if self.reference_failure is not None:
             out["reference_failure"] = _both(self.reference_failure)
         if self.answered:
-            out["reference"] = show(self.reference)
-            out["expected"] = _plain(self.reference)
+            out["reference"] = show(self.reference)  # bounded: MAX_SHOWN characters
+            expected = _plain(self.reference)
+            case = None
+            if expected is not None and self.check is not None:
+                case = _case_text(self.args, self.check, expected)
+            if case is not None and len(case) > MAX_CASE_CHARS:
+                expected = case = None  # too large to send: compared on the server only
+            out["expected"] = expected
+            if case is not None:
+                out["case"] = case
         if self.report is not None:
             out["report"] = self.report.to_dict()
         return out
@@ -101,14 +115,16 @@ def _run(
         failure = _reference_failure(reference, ran)
         return CustomRun(custom.args, reference_failure=failure)
     if source is None:
-        return CustomRun(custom.args, reference=reference.observation)
+        return CustomRun(custom.args, reference=reference.observation, check=custom.case.check)
     expected = {custom.case.name: reference.observation}
     yours, result = _one_case(problem, custom, source, launcher, expected)
     reproducer = Reproducer(problem.slug, problem.cases_source(), "")
     graded: list[CaseResult] = [grade(custom.case, yours, reference.observation, reproducer)]
     env = environment.describe(problem.tier, launcher.name)
     report = build_report(problem, [custom.case], graded, result, None, env, problem.limits)
-    return CustomRun(custom.args, reference=reference.observation, report=report)
+    return CustomRun(
+        custom.args, reference=reference.observation, report=report, check=custom.case.check
+    )
 
 
 def _one_case(
@@ -146,6 +162,14 @@ def _reference_failure(outcome: Outcome, ran: SessionResult) -> Message:
 
 def _both(message: Message) -> dict[str, str]:
     return {lang: message.render(lang) for lang in LANGS}
+
+
+def _case_text(args: object, check: CheckSpec, expected: object) -> str:
+    """The input as one case of a public bundle, as JSON text: the browser's judge runs the
+    learner's code on it (judge.browser.public_run.run_public_case). Text, not data, so that
+    no number passes through JavaScript on its way (1792.0 would come back as 1792)."""
+    case = {"name": CUSTOM_CASE, "args": args, "check": check.to_dict(), "expected": expected}
+    return json.dumps(case, ensure_ascii=False, allow_nan=False)
 
 
 def _plain(value: object) -> object:

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from problem_factory import MakeProblem
 
+from judge.browser.bundle import public_bundle
+from judge.browser.public_run import run_public, run_public_case
 from judge.commands.cli import main
 from judge.errors import InputRefused
+from judge.problem.checkers import CheckSpec
 from judge.problem.custom_input import MAX_INPUT_BYTES, CustomInput
 from judge.problem.problemset import ProblemSet
 from judge.run.custom_run import run_custom
@@ -181,4 +184,40 @@ def test_only_the_reference_runs_when_no_code_is_given(make_problem: MakeProblem
     problem = ProblemSet(make_problem().parent).get("add")
     ran = run_custom(problem, [20, 22])
     assert ran.answered and ran.report is None
-    assert ran.to_dict() == {"args": [20, 22], "answered": True, "reference": "42", "expected": 42}
+    case = {"name": "custom", "args": [20, 22], "check": CheckSpec().to_dict(), "expected": 42}
+    assert ran.to_dict() == {
+        "args": [20, 22],
+        "answered": True,
+        "reference": "42",
+        "expected": 42,
+        "case": json.dumps(case),
+    }
+
+
+def test_the_browser_judges_code_on_the_case_the_reference_answered(
+    make_problem: MakeProblem,
+) -> None:
+    # Browser tier: the server runs the reference alone; the page's judge then runs the
+    # learner's code on that one case, with the bundle's driver, as it runs a public case.
+    problem = ProblemSet(make_problem().parent).get("add")
+    bundle = json.dumps(public_bundle(problem))
+    case = str(run_custom(problem, [20.0, 22]).to_dict()["case"])
+    right = json.loads(run_public_case(bundle, "def add(a, b):\n    return a + b\n", case))
+    assert right["verdict"] == "AC" and [c["name"] for c in right["cases"]] == ["custom"]
+    wrong = json.loads(run_public_case(bundle, "def add(a, b):\n    return a - b\n", case))
+    assert wrong["verdict"] == "WA"
+    assert wrong["cases"][0]["got"] == "-2.0" and wrong["cases"][0]["expected"] == "42.0"
+    # The bundle's own cases are untouched: a plain Run still judges every public case.
+    assert len(json.loads(run_public(bundle, "def add(a, b):\n    return a + b\n"))["cases"]) > 1
+
+
+def test_an_answer_too_large_to_send_is_shown_but_not_sent_as_a_case(
+    make_problem: MakeProblem,
+) -> None:
+    reference = "def add(a, b):\n    return [a] * b\n"
+    problem = ProblemSet(make_problem({"reference.py": reference}).parent).get("add")
+    small = run_custom(problem, [1, 3]).to_dict()
+    assert small["expected"] == [1, 1, 1] and "case" in small
+    large = run_custom(problem, [1, 200_000]).to_dict()
+    assert large["answered"] and large["expected"] is None and "case" not in large
+    assert len(str(large["reference"])) < 20_000  # the shown form is bounded

@@ -137,3 +137,24 @@ def test_runner_applies_the_limits_it_is_given(runner, add_problem: ProblemSpec)
     assert runner.judge(add_problem, slow).verdict.value == "AC"  # the problem allows 1 s
     tight = Limits(time_per_case_s=0.1, total_time_s=2.0, memory_mb=128)
     assert runner.judge(add_problem, slow, limits=tight).verdict.value == "TLE"
+
+
+def test_runner_tries_a_learners_input_on_a_torch_problem_in_the_sandbox(runner) -> None:  # type: ignore[no-untyped-def]
+    """The server's "Try your own input": the reference and the learner's code each run as a
+    job on the warm workers, the code graded against the reference's answer."""
+    problem = runner.problems.get("attention-decode")
+    args = {"batch": 1, "q_heads": 4, "kv_heads": 2, "head_dim": 8, "cached": 5, "seed": 7}
+    right = runner.try_input(problem, args, problem.reference_source())
+    assert right.answered and right.report is not None
+    assert right.report.verdict.value == "AC"
+    assert right.report.environment["launcher"] == "sandbox"
+    wrong = (problem.path / "solutions" / "wrong" / "no_scale.py").read_text()
+    assert runner.try_input(problem, args, wrong).report.verdict.value == "WA"  # type: ignore[union-attr]
+    # A torch answer holds tensors: it is compared on the server, never sent as a case.
+    assert "case" not in right.to_dict() and right.to_dict()["expected"] is None
+
+
+def test_runner_refuses_a_learners_input_shaped_unlike_a_public_case(runner) -> None:  # type: ignore[no-untyped-def]
+    tried = runner.try_input("block-table", {"num_blocks": 4}, None)
+    assert tried.refused is not None and tried.report is None
+    assert "block_size" in tried.refused.en

@@ -3,7 +3,8 @@ judging, and reading a report into the columns the platform stores.
 
 The seam is typed: a judge takes a `ProblemSpec` and returns the core's `Report`. A dict
 appears only where a process boundary is crossed (the unsafe-local pool's processes),
-and is decoded once there with `Report.from_dict`."""
+and is decoded once there with `Report.from_dict`, and for a learner's own input, whose
+result is stored and shown exactly as `CustomRun.to_dict` writes it."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from judge import messages
 from judge.errors import SourceError, UnknownProblem
 from judge.grading.report import Report
 from judge.kinds.registry import kind_of
 from judge.problem.cases import PUBLIC_SEED
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
+from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import internal_error
 from judge.run.launch import ChildUser
 from judge.run.source_check import MAX_SOURCE_BYTES, validate_source
@@ -44,6 +47,7 @@ __all__ = [
     "judge",
     "judge_public",
     "make_judge",
+    "try_input",
 ]
 log = logging.getLogger(__name__)
 
@@ -116,6 +120,10 @@ class Judge(Protocol):
         self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
     ) -> Report: ...
 
+    def try_input(self, problem: ProblemSpec, args: object, code: str | None) -> dict[str, Any]:
+        """A learner's own input (judge.run.custom_run): its learner's view, JSON data."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -159,6 +167,16 @@ class LocalJudge:
                     self._pool = self._new_pool()
             raise
 
+    def try_input(self, problem: ProblemSpec, args: object, code: str | None) -> dict[str, Any]:
+        pool = self._pool
+        try:
+            return pool.submit(_try_in_worker, problem, args, code).result()
+        except BrokenProcessPool:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = self._new_pool()
+            raise
+
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -198,6 +216,10 @@ def _judge_in_worker(problem: ProblemSpec, code: str, seed: int) -> dict[str, An
     return dict(report.to_dict(admin=True))
 
 
+def _try_in_worker(problem: ProblemSpec, args: object, code: str | None) -> dict[str, Any]:
+    return run_custom(problem, args, code, _WORKER_LAUNCHER).to_dict()
+
+
 class SandboxJudge:
     """The runner's warm sandboxed workers and reference cache (runner.api.Runner)."""
 
@@ -210,6 +232,9 @@ class SandboxJudge:
         self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
     ) -> Report:
         return self.runner.judge(problem, code, seed=seed, progress=progress)
+
+    def try_input(self, problem: ProblemSpec, args: object, code: str | None) -> dict[str, Any]:
+        return self.runner.try_input(problem, args, code).to_dict()
 
     def close(self) -> None:
         self.runner.close()
@@ -254,6 +279,19 @@ def judge_public(engine: Judge, problem: ProblemSpec, code: str) -> Report:
     except Exception as exc:
         log.exception("public run of %s failed", problem.slug)
         return internal_error(problem, PUBLIC_SEED, f"the judge failed: {type(exc).__name__}")
+
+
+def try_input(
+    engine: Judge, problem: ProblemSpec, args: object, code: str | None
+) -> dict[str, Any]:
+    """A learner's own input on the server ("Try your own input"). Never raises: a failure
+    of the judge is said as one (no retry: nothing is stored to retry)."""
+    try:
+        return engine.try_input(problem, args, code)
+    except Exception:
+        log.exception("a custom input on %s failed", problem.slug)
+        failed = messages.say("input.judge_failed")
+        return CustomRun(args, reference_failure=failed).to_dict()
 
 
 def _source_rejected(problem: ProblemSpec, exc: SourceError, seed: str) -> Report:

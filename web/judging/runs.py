@@ -1,4 +1,6 @@
-"""Public runs: Run for a torch-tier problem, judged on the server on the public cases only.
+"""Public runs: Run for a torch-tier problem, judged on the server on the public cases only,
+and "Try your own input": a learner's own arguments on the reference (and, for a torch-tier
+problem, on their code; a browser-tier page runs the code itself on the reference's answer).
 
 A run is practice feedback, not a submission: it is never an attempt and never reaches a
 board. It shares the judge with submissions, so it is bounded: one run per user at a time
@@ -25,8 +27,10 @@ from typing import Any, Protocol
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge import messages
 from judge.errors import UnknownProblem
 from judge.problem.spec import ProblemSpec
+from judge.run.custom_run import CustomRun
 from judge.run.judge_source import internal_error
 from web.errors import NotFound, RateLimited
 from web.i18n import say
@@ -57,15 +61,25 @@ class RunDispatch(Protocol):
 
 
 def view(run: PublicRun, now: datetime) -> dict[str, Any]:
+    """A run as its learner polls it: `report` for a Run of the public cases, `custom` (what
+    judge.run.custom_run gave) for a learner's own input, once done."""
     out: dict[str, Any] = {"id": run.id, "problem": run.problem_slug}
     lost = run.status == RUNNING and run.expires_at < now
     out["status"] = DONE if lost else run.status
     out["url"] = f"/api/runs/{run.id}"
+    field = "report" if run.input_json is None else "custom"
     if lost:
-        out["report"] = internal_error(run.problem_slug, None, LOST).to_dict()
+        out[field] = _lost(run)
     elif run.report_json is not None:
-        out["report"] = json.loads(run.report_json)
+        out[field] = json.loads(run.report_json)
     return out
+
+
+def _lost(run: PublicRun) -> dict[str, Any]:
+    if run.input_json is None:
+        return internal_error(run.problem_slug, None, LOST).to_dict()
+    args = json.loads(run.input_json)
+    return CustomRun(args, reference_failure=messages.say("input.judge_failed")).to_dict()
 
 
 class PublicRuns:
@@ -92,8 +106,18 @@ class PublicRuns:
         # be passed by one run per process starting at the same moment (docs/CLUSTER.md).
         self._lock = threading.Lock()
 
-    def start(self, user_id: int, problem: ProblemSpec, code: str) -> dict[str, Any]:
-        """Store and dispatch a run, or raise RateLimited (`run_in_progress` / `runs_busy`)."""
+    def start(
+        self,
+        user_id: int,
+        problem: ProblemSpec,
+        code: str | None,
+        input_json: str | None = None,
+    ) -> dict[str, Any]:
+        """Store and dispatch a run, or raise RateLimited (`run_in_progress` / `runs_busy`).
+        `input_json`: a learner's own arguments (JSON text, already read once), run instead
+        of the public cases; `code` may then be None (the reference alone)."""
+        if code is None and input_json is None:
+            raise ValueError("a Run of the public cases needs code")
         now = self._clock()
         with self._lock, transaction(self._sessions) as db:
             self._prune(db, now)
@@ -111,6 +135,7 @@ class PublicRuns:
                 user_id=user_id,
                 problem_slug=problem.slug,
                 code=code,
+                input_json=input_json,
                 status=RUNNING,
                 created_at=now,
                 expires_at=now + limit,
@@ -198,22 +223,54 @@ def judge_run(
         run = db.get(PublicRun, run_id) if claimed == 1 else None
         if run is None:
             return  # replaced, forgotten, or taken by another delivery of the same task
-        slug, code = run.problem_slug, run.code
-    try:
-        report = core_seam.judge_public(judge, problems(slug), code)
-    except Exception as exc:  # the problem is gone, or the judge broke outside a report
-        log.exception("public run %s of %s failed", run_id, slug)
-        report = internal_error(slug, None, f"the judge failed: {type(exc).__name__}")
+        slug, code, input_json = run.problem_slug, run.code, run.input_json
+    if input_json is None:
+        assert code is not None  # start() refuses a Run of the public cases without code
+        result = _judge_public(judge, problems, slug, code, run_id)
+    else:
+        result = _try_input(judge, problems, slug, code, input_json, run_id)
     with transaction(sessions) as db:
         db.execute(
             update(PublicRun)
             .where(PublicRun.id == run_id, PublicRun.status == RUNNING)
             .values(
                 status=DONE,
-                report_json=json.dumps(report.to_dict(), ensure_ascii=False),  # the learner's view
+                report_json=json.dumps(result, ensure_ascii=False),  # the learner's view
                 finished_at=utcnow(),
             )
         )
+
+
+def _judge_public(
+    judge: core_seam.Judge,
+    problems: Callable[[str], ProblemSpec],
+    slug: str,
+    code: str,
+    run_id: str,
+) -> dict[str, Any]:
+    try:
+        report = core_seam.judge_public(judge, problems(slug), code)
+    except Exception as exc:  # the problem is gone, or the judge broke outside a report
+        log.exception("public run %s of %s failed", run_id, slug)
+        report = internal_error(slug, None, f"the judge failed: {type(exc).__name__}")
+    return dict(report.to_dict())
+
+
+def _try_input(
+    judge: core_seam.Judge,
+    problems: Callable[[str], ProblemSpec],
+    slug: str,
+    code: str | None,
+    input_json: str,
+    run_id: str,
+) -> dict[str, Any]:
+    args = json.loads(input_json)  # read once already, where the request arrived
+    try:
+        problem = problems(slug)
+    except Exception:  # the problem is gone since the run started
+        log.exception("custom input %s of %s failed", run_id, slug)
+        return CustomRun(args, reference_failure=messages.say("input.judge_failed")).to_dict()
+    return core_seam.try_input(judge, problem, args, code)
 
 
 class LocalRunDispatch:

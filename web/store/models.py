@@ -176,9 +176,15 @@ class PublicRun(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)  # unguessable
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     problem_slug: Mapped[str] = mapped_column(String(64))
-    code: Mapped[str] = mapped_column(Text)
+    # None only for a browser-tier input tried on the reference alone (the learner's code
+    # then runs in their browser).
+    code: Mapped[str | None] = mapped_column(Text)
+    # A learner's own arguments, as the JSON text they typed ("Try your own input"); None
+    # for a Run of the public cases.
+    input_json: Mapped[str | None] = mapped_column(Text)
     status: Mapped[RunStatus] = mapped_column(EnumText(RunStatus, 16), default=RunStatus.RUNNING)
-    report_json: Mapped[str | None] = mapped_column(Text)  # the learner's view, once done
+    # The learner's view, once done: a report, or for an input what judge.run.custom_run gave.
+    report_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     # Past this a running run is given up as lost (its worker died): it stops holding a slot.
     expires_at: Mapped[datetime] = mapped_column(DateTime)

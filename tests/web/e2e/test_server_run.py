@@ -4,6 +4,7 @@ serve` does by default), and the results render case by case as a browser Run's 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import pytest
 from devtools.threaded_server import serve_in_thread, url
 
 from .conftest import JUDGE_SEED, PROBLEMS
-from .pages import RUN, reference_source, register, replace_code, shoot
+from .pages import ROOT, RUN, reference_source, register, replace_code, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
 SLUG = "attention-decode"
@@ -77,6 +78,38 @@ def test_run_on_a_torch_problem_judges_its_public_cases_on_the_server(
         history = page.request.get(f"/api/submissions?problem={SLUG}").json()
         assert history["submissions"] == []
         assert page.request.get(f"/api/leaderboard/{SLUG}").json()["entries"] == []
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def test_try_your_input_on_a_torch_problem_runs_your_code_beside_the_reference_on_the_server(
+    browser: Any, sandbox_server: str
+) -> None:
+    context = browser.new_context(base_url=sandbox_server, locale="en-US")
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        register(page, prefix="torchtry")
+        page.goto(f"/problems/{SLUG}")
+        page.wait_for_selector(".workspace .cm-content")
+        wrong = ROOT / "problems" / SLUG / "solutions" / "wrong" / "no_scale.py"
+        replace_code(page, wrong.read_text(encoding="utf-8"))
+        page.click("button[data-tab=try]")
+        args = {"batch": 2, "q_heads": 4, "kv_heads": 2, "head_dim": 8, "cached": 6, "seed": 3}
+        page.fill("[data-panel=try] textarea.try-text", json.dumps(args))
+        page.click("[data-panel=try] button[data-action=try]")
+        assert "on the server" in page.inner_text("[data-panel=try] .try-out")
+        report = page.wait_for_selector(
+            "[data-panel=try] .report[data-verdict]", timeout=RUN_TIMEOUT_MS
+        )
+        shoot(page, "21-server-try-input")
+        assert report.get_attribute("data-verdict") == "WA", report.inner_text()
+        assert page.inner_text("[data-panel=try] .try-reference pre").strip()
+        assert "null" not in page.inner_text("[data-panel=try] .try-out")
+        assert page.request.get(f"/api/submissions?problem={SLUG}").json()["submissions"] == []
     finally:
         context.close()
     assert not errors, f"uncaught errors in the page: {errors}"

@@ -17,6 +17,8 @@ export function readConfig(mount) {
     urls: {
       submit: data.submitUrl || "/api/submissions",
       run: data.runUrl || "",
+      // "Try your own input": the reference runs on the server for any code problem.
+      tryInput: data.tryUrl || "",
       draft: data.draftUrl || `/api/problems/${encodeURIComponent(data.slug)}/draft`,
       editorial: data.editorialUrl || `/api/problems/${encodeURIComponent(data.slug)}/editorial`,
       submission: data.submissionUrl || "/api/submissions",

@@ -81,8 +81,9 @@ export class Runner {
 
   // Resolves with {status: "done" | "stopped" | "timeout" | "failed", ...}; a timeout
   // carries the case that ran too long (null when the whole run did) and the cases
-  // judged before it. `limits`: {caseMs, totalMs}.
-  run(bundle, source, limits) {
+  // judged before it. `limits`: {caseMs, totalMs}. `caseJSON`, when given, is the one case
+  // to run instead of the bundle's (a learner's own input, its expected from the server).
+  run(bundle, source, limits, caseJSON = null) {
     if (this.job) {
       return Promise.resolve({ status: "failed", message: "a run is already in progress" });
     }
@@ -92,7 +93,7 @@ export class Runner {
       this.job = { id, resolve, timer, ending: null, limits, cases: [], current: null, caseTimer: null };
       if (this.interrupt) this.interrupt[0] = 0;
       this.setState({ phase: "running" });
-      this.worker.postMessage({ type: "run", id, bundle, source });
+      this.worker.postMessage({ type: "run", id, bundle, source, caseJSON });
     });
   }
 

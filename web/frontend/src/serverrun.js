@@ -1,5 +1,6 @@
-// Run for a torch-tier problem: the browser cannot run PyTorch, so the server judges the
-// public cases (nothing is stored, nothing counts) and this module polls for the report.
+// Runs on the server: Run for a torch-tier problem (the browser cannot run PyTorch, so the
+// server judges the public cases) and "Try your own input" (the reference runs on the
+// server). Nothing is stored as an attempt; this module starts the run and polls for it.
 import { requestJSON } from "./http.js";
 
 const POLL_START_MS = 250;
@@ -8,11 +9,12 @@ const POLL_MAX_MS = 1000;
 // the page stops waiting and says so.
 const GIVE_UP_MS = 3 * 60 * 1000;
 
-// Resolves with {status: "done", report, ms} or {status: "failed", message}.
-export async function runOnServer(url, code, { sleep = wait, now = Date.now } = {}) {
+// POSTs `body` to `url`, then polls the run it started. Resolves with {status: "done", run}
+// (the run as the server shows it once done) or {status: "failed", message}.
+export async function pollRun(url, body, { sleep = wait, now = Date.now } = {}) {
   const started = now();
   try {
-    let run = await requestJSON(url, { method: "POST", body: { code } });
+    let run = await requestJSON(url, { method: "POST", body });
     let delay = POLL_START_MS;
     while (run.status !== "done") {
       if (now() - started > GIVE_UP_MS) return { status: "failed", message: "no result after 3 minutes" };
@@ -20,10 +22,18 @@ export async function runOnServer(url, code, { sleep = wait, now = Date.now } = 
       delay = Math.min(POLL_MAX_MS, delay * 1.5);
       run = await requestJSON(run.url);
     }
-    return { status: "done", report: run.report, ms: run.report.time_ms };
+    return { status: "done", run };
   } catch (error) {
     return { status: "failed", message: error.message };
   }
+}
+
+// A torch-tier Run. Resolves with {status: "done", report, ms} or {status: "failed", message}.
+export async function runOnServer(url, code, options = {}) {
+  const outcome = await pollRun(url, { code }, options);
+  if (outcome.status !== "done") return outcome;
+  const report = outcome.run.report;
+  return { status: "done", report, ms: report.time_ms };
 }
 
 function wait(ms) {

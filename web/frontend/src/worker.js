@@ -4,7 +4,8 @@
 // or the whole worker is terminated and a fresh one started.
 //
 // Messages in:  {type: "boot", indexURL, judgeURL, interruptBuffer?}
-//               {type: "run", id, bundle, source}
+//               {type: "run", id, bundle, source, caseJSON?} (caseJSON: one case to run
+//               instead of the bundle's, "Try your own input")
 // Messages out: {type: "progress", stage, loaded, total}
 //               {type: "ready", ms, phases: {download, python, judge}, python, restored}
 //               {type: "case", name} as each case starts, {type: "case-done", result} after it
@@ -18,6 +19,7 @@ const JUDGE_DIR = "/home/pyodide/judge-core";
 const PYODIDE_VERSION = __PYODIDE_VERSION__;
 
 let runPublic = null;
+let runPublicCase = null;
 function post(message) {
   self.postMessage(message);
 }
@@ -125,7 +127,9 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
   }
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   reportCases(pyodide);
-  runPublic = pyodide.pyimport("judge.browser.public_run").run_public;
+  const publicRun = pyodide.pyimport("judge.browser.public_run");
+  runPublic = publicRun.run_public;
+  runPublicCase = publicRun.run_public_case;
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
   const end = performance.now();
   // The split shows where a slow start went: network, interpreter start, judge import.
@@ -161,9 +165,9 @@ if hasattr(_browser, "_run") and not getattr(_browser._run, "reports_cases", Fal
 `);
 }
 
-function run({ id, bundle, source }) {
+function run({ id, bundle, source, caseJSON }) {
   const started = performance.now();
-  const report = runPublic(bundle, source);
+  const report = caseJSON ? runPublicCase(bundle, source, caseJSON) : runPublic(bundle, source);
   post({ type: "result", id, report: JSON.parse(report), ms: performance.now() - started });
 }
 

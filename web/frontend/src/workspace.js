@@ -13,6 +13,7 @@ import { runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
 import { dropEmptyHistory, loadHistory, submissionView, submitAndWait } from "./submissions.js";
 import { BROWSER_SLOWDOWN, timeLimits } from "./timelimits.js";
+import { TryInput } from "./tryinput.js";
 
 function statementText(bundle) {
   const statements = bundle.statements || bundle.statement || {};
@@ -76,6 +77,7 @@ class Workspace {
     // would then be judged against an int.
     this.bundleJSON = bundleText;
     this.bundle = JSON.parse(bundleText);
+    this.runner = runner;
     this.build(mount);
     this.editor = new CodeEditor({
       parent: this.editorHost,
@@ -86,7 +88,6 @@ class Workspace {
       label: t("run"),
     });
     document.addEventListener("keydown", (event) => this.shortcut(event));
-    this.runner = runner;
     if (config.loggedIn) {
       enhanceHistory(this.historyPanel, { editor: this.editor, urls: config.urls });
       loadHistory(this.historyList, config.urls);
@@ -134,7 +135,9 @@ class Workspace {
     // Submissions made on this page go above the list (`.live`), the list loads into its own element.
     this.historyList = h("div", { class: "history-list" });
     this.historyPanel = h("div", { class: "panel", "data-panel": "submissions", hidden: true }, this.historyList);
-    this.tabs = ["results", "submissions"].map((name) =>
+    this.tryPanel = this.tryInputPanel();
+    const tabs = this.tryPanel ? ["results", "submissions", "try"] : ["results", "submissions"];
+    this.tabs = tabs.map((name) =>
       h("button", { type: "button", class: "tab", "data-tab": name, onclick: () => this.showTab(name) }, t(name)),
     );
     const statement = this.statement();
@@ -167,6 +170,7 @@ class Workspace {
           h("div", { class: "tabs", role: "tablist" }, this.tabs),
           this.resultsPanel,
           this.historyPanel,
+          this.tryPanel,
           h("p", { class: "fineprint" }, t("publicOnly")),
         ),
       );
@@ -178,6 +182,26 @@ class Workspace {
     this.workspace = workspace;
     this.showTab("results");
     this.showView("statement");
+  }
+
+  // "Try your own input", for a code problem with public cases to start from. Built before
+  // the editor exists: it asks for the editor's text only when it runs.
+  tryInputPanel() {
+    const inputs = this.bundle.inputs || [];
+    if (!inputs.length || !this.config.urls.tryInput) return null;
+    const tryInput = new TryInput({
+      inputs,
+      url: this.config.urls.tryInput,
+      loginURL: this.config.loginURL,
+      loggedIn: this.config.loggedIn,
+      runner: this.config.runnable ? this.runner : null,
+      bundle: this.bundle,
+      bundleJSON: this.bundleJSON,
+      code: () => this.editor.text,
+      markErrors: (lines) => this.editor.markErrors(lines),
+      onLine: (line) => this.editor.revealLine(line),
+    });
+    return h("div", { class: "panel", "data-panel": "try", hidden: true }, tryInput.element);
   }
 
   showView(name) {
@@ -225,6 +249,7 @@ class Workspace {
     for (const tab of this.tabs) tab.classList.toggle("active", tab.dataset.tab === name);
     this.resultsPanel.hidden = name !== "results";
     this.historyPanel.hidden = name !== "submissions";
+    if (this.tryPanel) this.tryPanel.hidden = name !== "try";
   }
 
   showRuntime(state) {

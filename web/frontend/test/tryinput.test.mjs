@@ -1,0 +1,38 @@
+// "Try your own input": what the page says before anything is sent, and how a judge
+// sentence sent in both languages is shown, and how a run on the server is polled.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { bilingual, jsonProblem } from "../src/tryinput.js";
+import { pollRun } from "../src/serverrun.js";
+
+test("text that is not JSON is said with the parser's own words, before any request", () => {
+  assert.equal(jsonProblem('{"a": 1}'), null);
+  assert.equal(jsonProblem("[1, 2.0]"), null);
+  assert.match(jsonProblem('{"a": 1,'), /^This is not JSON: /);
+  assert.equal(jsonProblem("  \n"), "Write the arguments as JSON first.");
+});
+
+test("a sentence in both languages is shown in the page's, English outside a page", () => {
+  assert.equal(bilingual({ en: "refused", zh: "拒绝" }), "refused");
+  assert.equal(bilingual({ zh: "只有中文" }), "只有中文");
+  assert.equal(bilingual("plain"), "plain");
+});
+
+test("a run is posted once, then polled until done", async () => {
+  const calls = [];
+  globalThis.document = { querySelector: () => null }; // no CSRF token outside a page
+  globalThis.fetch = async (url, init) => {
+    calls.push([url, init.method]);
+    const done = calls.length > 2;
+    const run = { status: done ? "done" : "running", url: "/api/runs/x", custom: { answered: true } };
+    return { ok: true, status: 200, json: async () => run };
+  };
+  const outcome = await pollRun("/api/problems/p/try-input", { input: "[1]" }, { sleep: async () => {} });
+  assert.equal(outcome.status, "done");
+  assert.deepEqual(outcome.run.custom, { answered: true });
+  assert.deepEqual(calls, [
+    ["/api/problems/p/try-input", "POST"],
+    ["/api/runs/x", "GET"],
+    ["/api/runs/x", "GET"],
+  ]);
+});
