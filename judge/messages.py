@@ -128,6 +128,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "an exception of the submission's own class",
         "zh": "提交代码自定义的异常",
     },
+    # An exception raised inside a trace's step (the step as check.step names it).
+    "case.raised_at": {"en": "{step} raised {error}", "zh": "{step}抛出异常：{error}"},
     "case.bad_value": {
         "en": "returned a value the judge cannot compare: {detail}",
         "zh": "返回了判题器无法比较的值：{detail}",
@@ -324,6 +326,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "calls, steps 0-{step} (step {step} is the first that differs):",
         "zh": "调用，第 0-{step} 步（第 {step} 步是第一个不同的步骤）：",
     },
+    "cli.steps_raised": {
+        "en": "calls, steps 0-{step} (step {step} raised):",
+        "zh": "调用，第 0-{step} 步（第 {step} 步抛出了异常）：",
+    },
     "cli.cut": {
         "en": "(the trace {key} is shown up to step {step} of its {length} operations)",
         "zh": "（轨迹 {key} 只显示到第 {step} 步，共 {length} 个操作）",
@@ -333,6 +339,10 @@ CATALOG: dict[str, dict[str, str]] = {
             "state before step {step}, as step {previous} ({op}) left it (got and expected agree):"
         ),
         "zh": "第 {step} 步之前的状态，即第 {previous} 步（{op}）之后（实际与期望一致）：",
+    },
+    "cli.state_before_raised": {
+        "en": "state before step {step}, as the reference's step {previous} ({op}) left it:",
+        "zh": "第 {step} 步之前的状态，即参考解第 {previous} 步（{op}）之后：",
     },
     "cli.subject": {
         "en": (

@@ -32,7 +32,8 @@ def grade(
         return result
     from judge.pictures.case_input import case_input  # only a failing public case shows its input
 
-    shown = case_input(case.args, expected, step, got=outcome.observation)
+    raised = outcome.kind is OutcomeKind.ERROR
+    shown = case_input(case.args, expected, step, got=outcome.observation, raised=raised)
     test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
     return replace(result, input=shown, test=test)
 
@@ -69,7 +70,24 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
         why = "case.not_timed" if outcome.message == NOT_TIMED else "case.not_run"
         return _result(case, outcome, None, say(why)), None
     verdict, message = describe_failure(outcome)
-    return _result(case, outcome, verdict, message), None
+    step = _raising_step(outcome, expected) if message.key == "raw" else None
+    if step is not None:  # a plain exception inside a trace's step: say which step
+        labels: list[dict[str, str]] = expected  # type: ignore[assignment]
+        at = say("check.step", index=step, op=labels[step]["op"])
+        message = say("case.raised_at", step=at, error=message)
+    return _result(case, outcome, verdict, message), step
+
+
+def _raising_step(outcome: Outcome, expected: object) -> int | None:
+    """The trace step an exception left, where the child's count (a hint: the submission
+    shares its process) is a step of the reference's trace; the call is named from there.
+    Only what is shown depends on it: an exception is RE at whichever step it was."""
+    if outcome.step is None:
+        return None
+    from judge.pictures.case_input import trace_labels  # only an exception's case needs it
+
+    labels = trace_labels(expected)
+    return outcome.step if labels is not None and outcome.step < len(labels) else None
 
 
 # What a hidden case says: its verdict and the judge's one sentence for that verdict.
