@@ -180,11 +180,19 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "used more CPU time than this case allows (a multiple of the reference's)",
         "zh": "CPU 时间超出本用例允许的上限（参考解用时的若干倍）",
     },
+    # Where the job was stopped, not what it would have needed: the judge kills it at the
+    # allowance, so a figure just above it read like a near miss. Stored reports carry a
+    # `used` argument too, which this wording leaves out.
     "case.cpu_public": {
-        "en": "used {used} s of CPU time; this case allows {allowed} s "
-        "({factor} x the reference's {reference} s + {slack} s)",
-        "zh": "用了 {used} 秒 CPU 时间；本用例允许 {allowed} 秒"
-        "（参考解的 {reference} 秒 × {factor} + {slack} 秒）",
+        "en": "stopped at {allowed} s of CPU time, this case's allowance; the reference used "
+        "{reference} s (the allowance is {factor} x that + {slack} s)",
+        "zh": "CPU 时间到 {allowed} 秒（本用例的上限）时被终止；参考解用了 {reference} 秒"
+        "（上限是它的 {factor} 倍 + {slack} 秒）",
+    },
+    # A calibrated public case that passed: how much of its CPU allowance it used.
+    "case.cpu_within": {
+        "en": "{used} s of CPU time of the {allowed} s allowed (the reference used {reference} s)",
+        "zh": "用了 {used} 秒 CPU 时间，本用例允许 {allowed} 秒（参考解用了 {reference} 秒）",
     },
     "case.too_fast": {
         "en": "answered faster than this machine's memory allows ({rate} GB/s of the bytes "

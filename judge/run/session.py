@@ -209,7 +209,7 @@ class Session:
         if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
             # Polled while it ran, or measured once the answer arrived: over either way.
             self.handle.kill()
-            message = allowance.describe(used, case.public)
+            message = allowance.describe(case.public)
             return Outcome(OutcomeKind.TIMEOUT, elapsed, message=message, cpu_s=used)
         if isinstance(got, Outcome):
             return Outcome(got.kind, elapsed, message=got.message, exit=got.exit, cpu_s=used)
