@@ -128,6 +128,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "an exception of the submission's own class",
         "zh": "提交代码自定义的异常",
     },
+    # An exception raised inside a trace's step (the step as check.step names it).
+    "case.raised_at": {"en": "{step} raised {error}", "zh": "{step}抛出异常：{error}"},
     "case.bad_value": {
         "en": "returned a value the judge cannot compare: {detail}",
         "zh": "返回了判题器无法比较的值：{detail}",
@@ -178,11 +180,19 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "used more CPU time than this case allows (a multiple of the reference's)",
         "zh": "CPU 时间超出本用例允许的上限（参考解用时的若干倍）",
     },
+    # Where the job was stopped, not what it would have needed: the judge kills it at the
+    # allowance, so a figure just above it read like a near miss. Stored reports carry a
+    # `used` argument too, which this wording leaves out.
     "case.cpu_public": {
-        "en": "used {used} s of CPU time; this case allows {allowed} s "
-        "({factor} x the reference's {reference} s + {slack} s)",
-        "zh": "用了 {used} 秒 CPU 时间；本用例允许 {allowed} 秒"
-        "（参考解的 {reference} 秒 × {factor} + {slack} 秒）",
+        "en": "stopped at {allowed} s of CPU time, this case's allowance; the reference used "
+        "{reference} s (the allowance is {factor} x that + {slack} s)",
+        "zh": "CPU 时间到 {allowed} 秒（本用例的上限）时被终止；参考解用了 {reference} 秒"
+        "（上限是它的 {factor} 倍 + {slack} 秒）",
+    },
+    # A calibrated public case that passed: how much of its CPU allowance it used.
+    "case.cpu_within": {
+        "en": "{used} s of CPU time of the {allowed} s allowed (the reference used {reference} s)",
+        "zh": "用了 {used} 秒 CPU 时间，本用例允许 {allowed} 秒（参考解用了 {reference} 秒）",
     },
     "case.too_fast": {
         "en": "answered faster than this machine's memory allows ({rate} GB/s of the bytes "
@@ -324,6 +334,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "calls, steps 0-{step} (step {step} is the first that differs):",
         "zh": "调用，第 0-{step} 步（第 {step} 步是第一个不同的步骤）：",
     },
+    "cli.steps_raised": {
+        "en": "calls, steps 0-{step} (step {step} raised):",
+        "zh": "调用，第 0-{step} 步（第 {step} 步抛出了异常）：",
+    },
     "cli.cut": {
         "en": "(the trace {key} is shown up to step {step} of its {length} operations)",
         "zh": "（轨迹 {key} 只显示到第 {step} 步，共 {length} 个操作）",
@@ -333,6 +347,10 @@ CATALOG: dict[str, dict[str, str]] = {
             "state before step {step}, as step {previous} ({op}) left it (got and expected agree):"
         ),
         "zh": "第 {step} 步之前的状态，即第 {previous} 步（{op}）之后（实际与期望一致）：",
+    },
+    "cli.state_before_raised": {
+        "en": "state before step {step}, as the reference's step {previous} ({op}) left it:",
+        "zh": "第 {step} 步之前的状态，即参考解第 {previous} 步（{op}）之后：",
     },
     "cli.subject": {
         "en": (

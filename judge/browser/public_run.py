@@ -198,7 +198,7 @@ def _outcome(driver: types.ModuleType, sub: types.ModuleType, prepared: Prepared
     except KeyboardInterrupt:
         raise  # the page's Stop button interrupts the worker this way
     except BaseException as exc:  # noqa: BLE001 - the learner's exception is a result, not a crash
-        return _error_outcome(case, exc, t0)
+        return _error_outcome(case, exc, t0, driver.run)
     elapsed = (time.perf_counter() - t0) * 1000
     if _json_text(value) == prepared.expected_text and _plain(value):  # the fast path
         return Outcome(OutcomeKind.RESULT, elapsed, observation=_IDENTICAL)
@@ -208,9 +208,9 @@ def _outcome(driver: types.ModuleType, sub: types.ModuleType, prepared: Prepared
         return Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=str(exc))
 
 
-def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
-    info = error_answer(case.name, exc)
-    line = info["line"]
+def _error_outcome(case: Case, exc: BaseException, t0: float, run: object) -> Outcome:
+    info = error_answer(case.name, exc, run)
+    line, step = info["line"], info.get("step")
     return Outcome(
         OutcomeKind.ERROR,
         (time.perf_counter() - t0) * 1000,
@@ -218,6 +218,7 @@ def _error_outcome(case: Case, exc: BaseException, t0: float) -> Outcome:
         exception=str(info["exception"]),
         line=line if isinstance(line, int) else None,
         traceback=str(info["traceback"]),
+        step=step if isinstance(step, int) else None,
     )
 
 

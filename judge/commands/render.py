@@ -246,7 +246,7 @@ def _marked_chunks(text: str, mark: tuple[int, int], columns: int) -> list[tuple
 
 def input_lines(case: CaseResult, lang: str) -> list[str]:
     """A failing public case's input: its arguments and, for a trace, the calls up to the
-    step that differs and the state before it."""
+    step that differs (or raised) and the state before it."""
     shown = case.input
     if shown is None:
         return []
@@ -256,7 +256,8 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
     else:
         lines.append("    " + _indented(_json(shown.args), 4))
     if shown.step is not None and shown.ops:
-        lines.append("  " + say("steps", lang, step=shown.step))
+        steps = "steps_raised" if shown.raised else "steps"
+        lines.append("  " + say(steps, lang, step=shown.step))
         lines += [f"    {i:>3}  {clean(op)}" for i, op in enumerate(shown.ops)]
         if shown.trace_key is not None and shown.trace_length > shown.step + 1:
             cut = say(
@@ -266,7 +267,8 @@ def input_lines(case: CaseResult, lang: str) -> list[str]:
     if shown.state_before is not None and shown.step is not None:
         previous = shown.step - 1
         op = clean(shown.ops[previous]) if 0 <= previous < len(shown.ops) else "?"
-        label = say("state_before", lang, step=shown.step, previous=previous, op=op)
+        before = "state_before_raised" if shown.raised else "state_before"
+        label = say(before, lang, step=shown.step, previous=previous, op=op)
         lines += ["  " + label, "    " + _indented(_json(shown.state_before), 4)]
     last = shown.subject_step
     if shown.subject and last is not None and shown.subject_state is not None:

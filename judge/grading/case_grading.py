@@ -16,23 +16,33 @@ from judge.verdict import Verdict
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.pictures.reproduce import Reproducer
+    from judge.problem.limits import CpuAllowance
 
 
 def grade(
-    case: Case, outcome: Outcome, expected: object, reproducer: Reproducer | None = None
+    case: Case,
+    outcome: Outcome,
+    expected: object,
+    reproducer: Reproducer | None = None,
+    allowance: CpuAllowance | None = None,
 ) -> CaseResult:
     """The verdict for one case. Only a public case ever gets got/expected, what it
-    printed and, when it fails, its input and (with a `reproducer`) a test reproducing it."""
+    printed, the CPU time it used of its `allowance` (a calibrated case) and, when it
+    fails, its input and (with a `reproducer`) a test reproducing it."""
     result, step = _grade(case, outcome, expected)
     if not case.public:
         return conceal(result)
     if outcome.stdout or outcome.stderr:
         result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
+    if result.verdict is Verdict.AC and allowance is not None and outcome.cpu_s is not None:
+        said = _cpu_within(outcome.cpu_s, allowance)
+        return replace(result, message=said.en, text=said)
     if result.verdict in (Verdict.AC, None):
         return result
     from judge.pictures.case_input import case_input  # only a failing public case shows its input
 
-    shown = case_input(case.args, expected, step, got=outcome.observation)
+    raised = outcome.kind is OutcomeKind.ERROR
+    shown = case_input(case.args, expected, step, got=outcome.observation, raised=raised)
     test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
     return replace(result, input=shown, test=test)
 
@@ -69,7 +79,24 @@ def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, 
         why = "case.not_timed" if outcome.message == NOT_TIMED else "case.not_run"
         return _result(case, outcome, None, say(why)), None
     verdict, message = describe_failure(outcome)
-    return _result(case, outcome, verdict, message), None
+    step = _raising_step(outcome, expected) if message.key == "raw" else None
+    if step is not None:  # a plain exception inside a trace's step: say which step
+        labels: list[dict[str, str]] = expected  # type: ignore[assignment]
+        at = say("check.step", index=step, op=labels[step]["op"])
+        message = say("case.raised_at", step=at, error=message)
+    return _result(case, outcome, verdict, message), step
+
+
+def _raising_step(outcome: Outcome, expected: object) -> int | None:
+    """The trace step an exception left, where the child's count (a hint: the submission
+    shares its process) is a step of the reference's trace; the call is named from there.
+    Only what is shown depends on it: an exception is RE at whichever step it was."""
+    if outcome.step is None:
+        return None
+    from judge.pictures.case_input import trace_labels  # only an exception's case needs it
+
+    labels = trace_labels(expected)
+    return outcome.step if labels is not None and outcome.step < len(labels) else None
 
 
 # What a hidden case says: its verdict and the judge's one sentence for that verdict.
@@ -125,6 +152,18 @@ def coarse_ms(time_ms: float, step_ms: float) -> float:
     if time_ms <= 0 or step_ms <= 0:
         return 0.0 if time_ms <= 0 else time_ms
     return round(math.ceil(time_ms / step_ms) * step_ms, 3)
+
+
+def _cpu_within(used_s: float, allowance: CpuAllowance) -> Message:
+    """How close a passing calibrated case came to its CPU allowance: a learner tuning for
+    the rule sees the margin before a TLE tells them (hidden cases never show it, since the
+    reference's time says how large the case is)."""
+    return say(
+        "case.cpu_within",
+        used=f"{used_s:.2f}",
+        allowed=f"{allowance.seconds:.2f}",
+        reference=f"{allowance.reference_s:.2f}",
+    )
 
 
 def _uncomparable(exc: Exception) -> Message:

@@ -46,6 +46,9 @@ class Outcome:
     traceback: str = ""
     exit: ExitInfo | None = None
     cpu_s: float | None = None  # CPU time the kernel counted for the job on this case
+    # The trace step that raised, as the child counted it: a hint for display, checked
+    # against the reference's trace when graded (judge/grading/case_grading.py).
+    step: int | None = None
     # What it printed while this case ran (the parent tells cases apart; judge/run/session.py).
     stdout: str = ""
     stderr: str = ""

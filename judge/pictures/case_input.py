@@ -40,6 +40,9 @@ class CaseInput:
     subject: str | None = None
     subject_step: int | None = None
     subject_state: object = None
+    # The code raised inside `step` rather than returning a differing one: `state_before`
+    # is then the reference's, as nothing the code returned was compared.
+    raised: bool = False
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"args": self.args}
@@ -60,6 +63,8 @@ class CaseInput:
         if self.subject_step is not None:
             out["subject_step"] = self.subject_step
             out["subject_state"] = self.subject_state
+        if self.raised:
+            out["raised"] = True
         return out
 
     @classmethod
@@ -82,6 +87,7 @@ class CaseInput:
             subject=subject if type(subject) is str else None,
             subject_step=subject_step if type(subject_step) is int else None,
             subject_state=data.get("subject_state"),
+            raised=data.get("raised") is True,
         )
 
 
@@ -108,13 +114,17 @@ def trace_key(args: object, steps: int) -> str | None:
     return None
 
 
-def case_input(args: object, expected: object, step: int | None, got: object = None) -> CaseInput:
+def case_input(
+    args: object, expected: object, step: int | None, got: object = None, raised: bool = False
+) -> CaseInput:
     """The input of a case whose first difference is at trace step `step` (None: not a
-    trace, or a failure no step is known for, such as an exception), with a picture of
-    `got` beside `expected` where the case has one (`got` None: the code returned nothing
-    comparable, so there is nothing to draw)."""
-    shown = _with_picture(_shown(args, expected, step), args, expected, got, step)
-    return _sized(shown)
+    trace, or a failure no step is known for), or that `raised` an exception in that step,
+    with a picture of `got` beside `expected` where the case has one (`got` None: the code
+    returned nothing comparable, so there is nothing to draw)."""
+    shown = _shown(args, expected, step)
+    if raised and shown.step is not None:
+        shown = replace(shown, raised=True)
+    return _sized(_with_picture(shown, args, expected, got, step))
 
 
 def _with_picture(

@@ -106,7 +106,8 @@ def _body(case: str, shown: CaseInput, expected: object, check: CheckSpec) -> li
     lines.insert(0, _comparer(check))
     if labels is not None and step is not None:
         lines += [
-            f"# What the reference returns on steps 0-{step}: up to the first that differs.",
+            f"# What the reference returns on steps 0-{step}: up to the first that "
+            + ("raises." if shown.raised else "differs."),
             f"expected = {_literal(expected)}",
             "",
             "got = run(submission, args)",

@@ -49,11 +49,12 @@ class CpuAllowance:
     def seconds(self) -> float:
         return self.rule.limit(self.reference_s)
 
-    def describe(self, used_s: float, public: bool) -> str:
+    def describe(self, public: bool) -> str:
+        """Why a case was stopped (judge.messages' case.cpu_public, as English text)."""
         if not public:  # the reference's time on a hidden case would say how large it is
             return "used more CPU time than this case allows (a multiple of the reference's)"
         return (
-            f"used {used_s:.2f} s of CPU time; this case allows {self.seconds:.2f} s "
-            f"({self.rule.factor:g} x the reference's {self.reference_s:.2f} s "
+            f"stopped at {self.seconds:.2f} s of CPU time, this case's allowance; the reference "
+            f"used {self.reference_s:.2f} s (the allowance is {self.rule.factor:g} x that "
             f"+ {self.rule.slack_s:g} s)"
         )

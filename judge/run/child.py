@@ -147,7 +147,7 @@ def _run_case(
         value = driver.run(sub, header.get("args"))
     except BaseException as exc:  # noqa: BLE001 - a case must never take the loop down
         _restore_builtins()
-        return encode_frame(error_answer(name, exc))
+        return encode_frame(error_answer(name, exc, driver.run))
     _restore_builtins()
     tensors: list[TensorData] = []
     try:
@@ -171,15 +171,16 @@ def _restore_builtins() -> None:
             current[key] = value
 
 
-def error_answer(name: object, exc: BaseException) -> dict[str, object]:
+def error_answer(name: object, exc: BaseException, run: object = None) -> dict[str, object]:
     """The `error` answer for case `name`, whose run raised `exc`: the exception's type, its
-    message (past 2,000 characters cut, saying so), and the line and traceback in the
-    submission's own code (the judge's frames left out). Also what the browser judge reports."""
+    message (past 2,000 characters cut, saying so), the line and traceback in the
+    submission's own code (the judge's frames left out) and, for a trace, the step that
+    raised (`run` is the driver's). Also what the browser judge reports."""
     try:
         message = f"{type(exc).__name__}: {exc}"
     except BaseException:
         message = type(exc).__name__
-    return {
+    answer: dict[str, object] = {
         "type": "error",
         "name": name,
         "exception": type(exc).__name__,
@@ -187,6 +188,32 @@ def error_answer(name: object, exc: BaseException) -> dict[str, object]:
         "line": _submission_line(exc),
         "traceback": _submission_traceback(exc),
     }
+    step = raised_step(exc, run)
+    if step is not None:
+        answer["step"] = step
+    return answer
+
+
+def raised_step(exc: BaseException, run: object) -> int | None:
+    """The trace step that raised: how many steps the driver's `run` had collected in its
+    list `steps` (docs/stateful-problems.md) when `exc` left it; None where it keeps none.
+
+    A hint for display only: the submission runs in this process and could rewrite the
+    list, so the parent checks the index against the reference's trace and names the call
+    from there, and an exception is RE whatever its step."""
+    try:
+        code = run.__code__  # type: ignore[attr-defined]
+        tb = exc.__traceback__
+        for _ in range(1000):
+            if tb is None:
+                return None
+            if tb.tb_frame.f_code is code:
+                steps = tb.tb_frame.f_locals.get("steps")
+                return len(steps) if type(steps) is list else None
+            tb = tb.tb_next
+    except BaseException:  # noqa: BLE001 - whatever the submission did to the frame, no hint
+        return None
+    return None
 
 
 def _submission_frames(exc: BaseException) -> list[tuple[int, str]]:

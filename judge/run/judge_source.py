@@ -187,7 +187,8 @@ def _drive(
         graded: list[CaseResult] = []
 
         def grade_now(case: Case, outcome: Outcome) -> None:
-            graded.append(grade(case, outcome, want[case.name], reproducer))
+            allowance = run.cpu.get(case.name) if run.cpu else None
+            graded.append(grade(case, outcome, want[case.name], reproducer, allowance))
 
         def not_worth_timing(case: Case) -> bool:
             # A speed run is scored only when every case is AC: once one is not, the warm-up

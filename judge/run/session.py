@@ -209,7 +209,7 @@ class Session:
         if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
             # Polled while it ran, or measured once the answer arrived: over either way.
             self.handle.kill()
-            message = allowance.describe(used, case.public)
+            message = allowance.describe(case.public)
             return Outcome(OutcomeKind.TIMEOUT, elapsed, message=message, cpu_s=used)
         if isinstance(got, Outcome):
             return Outcome(got.kind, elapsed, message=got.message, exit=got.exit, cpu_s=used)
@@ -418,6 +418,7 @@ def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items
             exception=_text(header.get("exception")),
             line=_line(header.get("line"), max_line),
             traceback=_text(header.get("traceback")),
+            step=_step(header.get("step")),
         )
     if kind == "bad_observation":
         return Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=_text(header.get("message")))
@@ -440,6 +441,11 @@ def _text(value: object, limit: int = TEXT_CHARS) -> str:
 
 def _line(value: object, max_line: int) -> int | None:
     return value if type(value) is int and 1 <= value <= max_line else None
+
+
+def _step(value: object) -> int | None:
+    """The step the child says raised; grading checks it against the reference's trace."""
+    return value if type(value) is int and value >= 0 else None
 
 
 _LOAD_ERROR_KINDS = ("syntax", "import", "withheld", "missing_name", "exception")

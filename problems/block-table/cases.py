@@ -125,4 +125,7 @@ def _step(alloc, op: list) -> dict:
 
 def run(sub, args: dict) -> list[dict]:
     alloc = sub.BlockAllocator(args["num_blocks"], args["block_size"])
-    return [_step(alloc, op) for op in args["ops"]]
+    steps = []  # by this name: if a call raises, the judge counts it to say which step
+    for op in args["ops"]:
+        steps.append(_step(alloc, op))
+    return steps

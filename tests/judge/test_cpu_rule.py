@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from problem_factory import MakeProblem
 
+from judge.commands.render import print_report
 from judge.errors import SpecError
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec, load_problem
@@ -104,8 +105,73 @@ def test_recomputing_the_prefix_is_tle_on_the_first_calibrated_case(
     assert report.verdict is Verdict.TLE
     failure = report.first_failure
     assert failure is not None and failure.name == "long"
-    assert "x the reference's" in failure.message and "of CPU time" in failure.message
     assert [c.verdict for c in report.cases][:1] == [Verdict.AC]  # the small case passed
+
+
+def test_a_tle_on_the_cpu_rule_says_where_the_job_was_stopped_and_the_references_figure(
+    make_problem: MakeProblem,
+) -> None:
+    """Before, "used 2.40 s of CPU; this case allows 2.37 s" read like a near miss, when
+    2.40 s was only where the judge stopped the job."""
+    report = judge_source(_problem(make_problem), QUADRATIC)
+    failure = report.first_failure
+    assert failure is not None and failure.text is not None
+    allowed, reference = _figures(failure.text.args_dict())
+    assert float(allowed) == pytest.approx(2.0 * float(reference) + 0.05, abs=0.01)
+    assert failure.message == (
+        f"stopped at {allowed} s of CPU time, this case's allowance; the reference used "
+        f"{reference} s (the allowance is 2 x that + 0.05 s)"
+    )
+    assert failure.text.render("zh") == (
+        f"CPU 时间到 {allowed} 秒（本用例的上限）时被终止；参考解用了 {reference} 秒"
+        "（上限是它的 2 倍 + 0.05 秒）"
+    )
+    assert "used" not in failure.text.args_dict()
+
+
+def _figures(args: dict[str, object]) -> tuple[str, str]:
+    allowed, reference = args["allowed"], args["reference"]
+    assert isinstance(allowed, str) and isinstance(reference, str)
+    return allowed, reference
+
+
+def test_a_passing_calibrated_case_shows_the_cpu_it_used_of_its_allowance(
+    make_problem: MakeProblem,
+) -> None:
+    report = judge_source(_problem(make_problem), LINEAR)
+    small, long = report.cases[:2]
+    assert small.verdict is long.verdict is Verdict.AC
+    assert small.message == ""  # not calibrated: no allowance to measure against
+    assert long.text is not None and long.text.key == "case.cpu_within"
+    args = long.text.args_dict()
+    used, (allowed, reference) = args["used"], _figures(args)
+    assert isinstance(used, str) and float(used) <= float(allowed)
+    assert long.message == (
+        f"{used} s of CPU time of the {allowed} s allowed (the reference used {reference} s)"
+    )
+    assert long.text.render("zh") == (
+        f"用了 {used} 秒 CPU 时间，本用例允许 {allowed} 秒（参考解用了 {reference} 秒）"
+    )
+
+
+def test_a_passing_hidden_calibrated_case_shows_no_cpu_figures(make_problem: MakeProblem) -> None:
+    report = judge_source(_problem(make_problem), LINEAR, seed=99)
+    hidden = next(c for c in report.cases if c.name.endswith("hidden-long"))
+    assert hidden.verdict is Verdict.AC and hidden.message == "" and hidden.text is None
+
+
+def test_judge_run_prints_a_passing_calibrated_cases_cpu_beside_it(
+    make_problem: MakeProblem, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the message on one line, whatever the terminal
+    problem = _problem(make_problem)
+    report = judge_source(problem, LINEAR)
+    print_report(report, problem, "en")
+    row = next(line for line in capsys.readouterr().out.splitlines() if " long " in line)
+    assert "s of CPU time of the" in row and "s allowed (the reference used" in row
+    print_report(report, problem, "zh")
+    row = next(line for line in capsys.readouterr().out.splitlines() if " long " in line)
+    assert "秒 CPU 时间，本用例允许" in row
 
 
 def test_a_hidden_calibrated_case_gives_no_figures_away(make_problem: MakeProblem) -> None:

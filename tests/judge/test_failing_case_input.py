@@ -127,17 +127,6 @@ def test_a_trace_whose_arguments_are_not_one_per_step_is_shown_whole() -> None:
     assert shown.ops[-1] == "step()"
 
 
-def test_an_exception_inside_a_trace_shows_the_whole_trace() -> None:
-    """No step is known for an exception: the learner gets every operation."""
-    problem = ProblemSet(PROBLEMS).get("block-table")
-    reference = (PROBLEMS / "block-table" / "reference.py").read_text(encoding="utf-8")
-    source = reference + "\nBlockAllocator.free = lambda self, seq_id: 1 // 0\n"
-    failed = _case(judge_source(problem, source), "free-order")
-    assert failed.verdict is Verdict.RE
-    case = next(c for c in build_cases(problem, None) if c.name == "free-order")
-    assert failed.input == CaseInput(case.args)
-
-
 def test_arguments_too_long_to_show_are_left_out_with_their_size() -> None:
     args = {"values": list(range(MAX_INPUT_CHARS))}
     shown = case_input(args, 0, None)

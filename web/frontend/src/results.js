@@ -115,8 +115,20 @@ export function stateLabel(input, previous) {
   return { step: input.step, previous, op: ops[previous] ?? "?" };
 }
 
+// The headings over a trace's calls and the state before its marked step: the step that
+// differs first, or the one that raised, after which nothing was compared, so the state
+// shown is the reference's.
+export function stepHeadings(input) {
+  const raised = input.raised === true;
+  return {
+    steps: t(raised ? "inputStepsRaised" : "inputSteps", { step: input.step }),
+    before: t(raised ? "stateBeforeRaised" : "stateBefore", stateLabel(input, input.step - 1)),
+  };
+}
+
 // A failing public case's input (the judge never sends one for a hidden case): the
-// arguments, and for a trace the calls up to the step that differs and the state before it.
+// arguments, and for a trace the calls up to the step that differs (or raised) and the state
+// before it.
 function inputView(input) {
   const parts = [h("h4", {}, t("input"))];
   if (input.args === null || input.args === undefined) {
@@ -126,7 +138,7 @@ function inputView(input) {
   }
   const ops = input.ops || [];
   if (typeof input.step === "number" && ops.length) {
-    parts.push(h("h4", {}, t("inputSteps", { step: input.step })));
+    parts.push(h("h4", {}, stepHeadings(input).steps));
     const items = ops.map((op, i) => h("li", { class: i === input.step ? "step-bad" : null }, op));
     parts.push(h("ol", { class: "input-ops", start: "0" }, items));
     const trace = input.trace;
@@ -135,7 +147,7 @@ function inputView(input) {
     }
   }
   if (input.state_before !== undefined && input.state_before !== null) {
-    parts.push(h("h4", {}, t("stateBefore", stateLabel(input, input.step - 1))));
+    parts.push(h("h4", {}, stepHeadings(input).before));
     parts.push(h("pre", { class: "value state-before" }, compactJSON(input.state_before)));
   }
   if (typeof input.subject_step === "number" && input.subject_state !== undefined && input.subject_state !== null) {

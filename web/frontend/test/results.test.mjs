@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines, caseTime, compactJSON, markedParts, renderMessage } from "../src/results.js";
+import { blamedLines, caseTime, compactJSON, markedParts, renderMessage, stepHeadings } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -48,4 +48,14 @@ test("a whole value is cut around its marked difference; a bad span marks nothin
   assert.deepEqual(markedParts("{'ridge': 1.0}", [10, 13]), ["{'ridge': ", "1.0", "}"]);
   assert.deepEqual(markedParts("[0]", [2, 9]), ["[0]", "", ""]);
   assert.deepEqual(markedParts("[0]", undefined), ["[0]", "", ""]);
+});
+
+test("a trace's step that raised is headed as raised, its state before as the reference's", () => {
+  const input = { step: 2, ops: ["append(seq_id=1, n=5)", "append(seq_id=2, n=2)", "free(seq_id=3)"] };
+  const differs = stepHeadings(input);
+  assert.equal(differs.steps, "Calls, steps 0-2 (step 2 is the first that differs)");
+  assert.match(differs.before, /\(got and expected agree\)$/);
+  const raised = stepHeadings({ ...input, raised: true });
+  assert.equal(raised.steps, "Calls, steps 0-2 (step 2 raised)");
+  assert.equal(raised.before, "State before step 2, as the reference's step 1 (append(seq_id=2, n=2)) left it");
 });
