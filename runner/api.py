@@ -19,7 +19,8 @@ from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import TrustedInputs, internal_error
 from judge.run.session import Progress
 from runner.launchers.sandbox import SandboxLauncher, SandboxUnavailable
-from runner.refcache import ReferenceCache
+from runner.refcache import Entry, ReferenceCache
+from runner.seedstock import IdleGate, SeedStock
 
 
 class Runner:
@@ -39,12 +40,28 @@ class Runner:
         # seed's Runs and a submission's retries and rejudges; a torch problem's entry holds
         # megabytes of expected tensors, and 32 of them bound that.
         cache_entries: int = 32,
+        # Hidden seeds kept ready per problem, their reference answers computed while the
+        # judge is idle (runner.seedstock); 0 (the default outside a server) computes none.
+        ready_seeds: int = 0,
     ) -> None:
         self.problems = ProblemSet(problems_root)
         self.launcher = SandboxLauncher(pool_size=pool_size)
         self.cache = ReferenceCache(cache_entries)
+        self.gate = IdleGate()
+        self.stock = SeedStock(self.cache, self.gate, ready_seeds, prepare=self._calibrate)
         if server:
             self._require_isolation()
+
+    def _calibrate(self, problem: ProblemSpec, entry: Entry) -> None:
+        self.cache.cpu_for(problem, entry.cases, self.launcher)
+
+    def ready_seed(self, problem: str | ProblemSpec) -> int | None:
+        """A hidden seed whose cases and reference answers are ready (judging with it waits
+        for the submission alone), or None; see runner.seedstock."""
+        spec = self.problems.get(problem) if isinstance(problem, str) else problem
+        if not kind_of(spec).runs_code:
+            return None
+        return self.stock.take(spec)
 
     def _require_isolation(self) -> None:
         from runner.doctor import server_ready
@@ -70,6 +87,18 @@ class Runner:
         kind = kind_of(spec)
         if not kind.runs_code:  # answers are data: judged here, nothing is run
             return kind.judge(spec, source, seed=seed)
+        with self.gate.busy():  # the seed stock waits meanwhile
+            return self._judge(spec, source, seed, limits, progress)
+
+    def _judge(
+        self,
+        spec: ProblemSpec,
+        source: str,
+        seed: int | None,
+        limits: Limits | None,
+        progress: Progress | None,
+    ) -> Report:
+        kind = kind_of(spec)
         try:
             entry = self.cache.entry(spec, seed)
             cpu = self.cache.cpu(spec, seed, self.launcher)
@@ -95,9 +124,11 @@ class Runner:
         code, each a job on these warm workers ("Try your own input"). Raises SourceError
         for unacceptable source; a refused input is in the result."""
         spec = self.problems.get(problem) if isinstance(problem, str) else problem
-        return run_custom(spec, args, source, self.launcher)
+        with self.gate.busy():
+            return run_custom(spec, args, source, self.launcher)
 
     def close(self) -> None:
+        self.stock.close()
         self.launcher.close()
 
     def __enter__(self) -> Runner:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import NamedTuple
 
 from judge.problem.cases import Case, build_cases
@@ -74,16 +75,34 @@ class ReferenceCache:
                 if key in self._entries:
                     self.hits += 1
                     return self._entries[key]
-            cases = build_cases(problem, seed)
-            expected = expected_observations(problem, cases)
-            value = Entry(cases, expected, budget_for(expected))
+            value = self.compute(problem, seed)
             with self._lock:
                 self.misses += 1
-                self._entries[key] = value
                 self._computing.pop(key, None)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+                self._store(key, value)
         return value
+
+    @staticmethod
+    def compute(
+        problem: ProblemSpec, seed: int | None, before_case: Callable[[], None] | None = None
+    ) -> Entry:
+        """The entry of (problem, seed), computed here and not kept: what `entry` stores
+        on a miss and what runner.seedstock prepares ahead (`before_case` waits for idle)."""
+        cases = build_cases(problem, seed)
+        expected = expected_observations(problem, cases, before_case)
+        return Entry(cases, expected, budget_for(expected))
+
+    def put(self, problem: ProblemSpec, seed: int | None, entry: Entry) -> None:
+        """Keep an entry computed ahead (runner.seedstock), so its submission finds it."""
+        with self._lock:
+            self._store((problem.slug, problem.version, seed), entry)
+
+    def _store(self, key: Key, value: Entry) -> None:
+        """Under the lock."""
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
 
     def cpu(
         self, problem: ProblemSpec, seed: int | None, launcher: Launcher
@@ -93,12 +112,19 @@ class ReferenceCache:
         (nothing is run for it); None where the launcher cannot count CPU time."""
         if problem.cpu_rule is None:
             return {}
+        return self.cpu_for(problem, self.entry(problem, seed).cases, launcher)
+
+    def cpu_for(
+        self, problem: ProblemSpec, cases: list[Case], launcher: Launcher
+    ) -> dict[str, CpuAllowance] | None:
+        """As `cpu`, for cases already at hand (a seed runner.seedstock prepares)."""
+        if problem.cpu_rule is None:
+            return {}
         key = (problem.slug, problem.version)
         with self._cpu_lock:  # one reference job at a time; later callers find the result
             known = self._cpu.get(key, {})
             if known is None:
                 return None
-            cases = self.entry(problem, seed).cases
             missing = [c for c in cases if c.calibrated and c.name not in known]
             if missing:
                 load = load_message(problem, problem.reference_source())

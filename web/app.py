@@ -77,6 +77,7 @@ def _make_state(config: WebConfig) -> PlatformState:
             launcher=config.launcher,
             workers=config.workers,
             problems_dir=config.problems_dir,
+            ready_seeds=config.ready_seeds,
         )
         _hide_from_submissions(judge, config)
         queue = _embedded_queue(config, sessions, catalog, judge)

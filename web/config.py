@@ -75,6 +75,10 @@ class WebConfig:
     # Runs judged at once, in all; each holds one of the judge's `workers` while it runs,
     # so with the default two workers submissions always keep at least one.
     run_slots: int = 1
+    # Hidden seeds the sandboxed judge keeps ready per problem, their reference answers
+    # computed while it is idle, so a submission waits for its own code only
+    # (runner.seedstock); 0 computes none ahead.
+    ready_seeds: int = 1
     # How long a finished run's report is kept for its page to fetch.
     run_keep_s: float = 600.0
     # Seconds an SSE stream stays open before the client reconnects (it frees a server thread).
@@ -116,6 +120,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
         run_slots=int(env.get("JUDGE_RUN_SLOTS", "1")),
+        ready_seeds=int(env.get("JUDGE_READY_SEEDS", "1")),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         launcher=env.get("JUDGE_LAUNCHER", ""),
         queue=_queue_kind(env.get("JUDGE_QUEUE", QueueKind.EMBEDDED.value)),

@@ -42,6 +42,8 @@ from judge.wire.codec import normalize
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from judge.run.interfaces import Launcher
 
 
@@ -114,13 +116,22 @@ class TrustedInputs:
         self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
 
 
-def expected_observations(problem: ProblemSpec, cases: list[Case]) -> dict[str, object]:
-    """Run every case on reference.py in this (trusted) process; canonical wire form."""
+def expected_observations(
+    problem: ProblemSpec, cases: list[Case], before_case: Callable[[], None] | None = None
+) -> dict[str, object]:
+    """Run every case on reference.py in this (trusted) process; canonical wire form.
+    `before_case` is called before each case (a background caller waits there while the
+    judge is busy)."""
     driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
     reference = load_module(
         problem.reference_source(), "reference", str(problem.path / "reference.py")
     )
-    return {case.name: canonical(driver.run(reference, case.args)) for case in cases}
+    expected: dict[str, object] = {}
+    for case in cases:
+        if before_case is not None:
+            before_case()
+        expected[case.name] = canonical(driver.run(reference, case.args))
+    return expected
 
 
 def canonical(value: object) -> object:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -158,3 +159,19 @@ def test_runner_refuses_a_learners_input_shaped_unlike_a_public_case(runner) -> 
     tried = runner.try_input("block-table", {"num_blocks": 4}, None)
     assert tried.refused is not None and tried.report is None
     assert "block_size" in tried.refused.en
+
+
+def test_a_server_runner_keeps_a_seed_ready_and_judges_with_it_without_computing() -> None:
+    with api.Runner(pool_size=1, ready_seeds=1) as runner:
+        problem = runner.problems.get("attention-decode")
+        assert runner.ready_seed(problem) is None  # the first submission pays, as before
+        deadline = time.monotonic() + 120
+        while runner.stock.ready(problem) < 1:
+            assert time.monotonic() < deadline, "no seed was made ready"
+            time.sleep(0.05)
+        seed = runner.ready_seed(problem)
+        assert seed is not None
+        misses = runner.cache.misses
+        report = runner.judge(problem, problem.reference_source(), seed=seed)
+        assert report.verdict.value == "AC" and runner.cache.misses == misses
+        assert runner.ready_seed("self-test") is None  # a quiz runs no reference

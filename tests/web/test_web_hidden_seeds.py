@@ -96,6 +96,9 @@ class _Recording:
             raise RuntimeError("the judging process died")
         return self.inner.run(problem, code, seed, progress)
 
+    def ready_seed(self, problem):  # type: ignore[no-untyped-def]
+        return None
+
     def close(self) -> None:
         pass
 
@@ -241,3 +244,47 @@ def test_the_submission_page_shows_a_hidden_cases_time_as_a_bound(
     page = client.get(f"/submissions/{sid}").get_data(as_text=True)
     rows = re.findall(r"<tr><td>(hidden-random-\d+)</td>.*?<td>([^<]*ms)</td>", page, re.S)
     assert len(rows) == 3 and all(time == "≤ 200 ms" for _, time in rows), rows
+
+
+class _WithReadySeeds(_Recording):
+    """The app's judge with seeds made ready ahead (runner.seedstock), handed out in turn."""
+
+    def __init__(self, inner: core_seam.Judge, ready: list[int]) -> None:
+        super().__init__(inner)
+        self.ready, self.asked = ready, 0
+
+    def ready_seed(self, problem):  # type: ignore[no-untyped-def]
+        self.asked += 1
+        return self.ready.pop(0) if self.ready else None
+
+
+def test_a_first_judging_takes_a_ready_seed_and_keeps_it_for_retries_and_rejudges(
+    tmp_path: Path, db_template: Path, problems_root: Path
+) -> None:
+    app = create_app(make_config(tmp_path, db_template, problems_root, start_workers=False))
+    try:
+        client = app.test_client()
+        ada, root = make_user(client, "ada"), make_user(client, "root", admin=True)
+        sid = submit(client, ada, PRINTS_ITS_ARGS)
+        drawn = _seed_of(app, sid)
+        st = state(app)
+        judge = _WithReadySeeds(st.judge, [424242, 777])
+        ctx = jobs.JobContext(st.sessions, st.catalog, SECRET_SEED, judge, 3, lambda i, d: None)
+        jobs.run_job(ctx, sid)
+        # The ready seed replaced the one drawn with the row, before anything was judged.
+        assert drawn != 424242 and _seed_of(app, sid) == 424242
+        assert judge.seeds == [424242]
+        problem = st.catalog.get("add-two")
+        expected = [
+            (c.args["a"], c.args["b"]) for c in build_cases(problem, 424242) if not c.public
+        ]  # type: ignore[index]
+        assert _hidden_args(client, root, sid) == expected
+        # A rejudge is not a first judging: it keeps the stored seed, asks for none.
+        rejudge = "/api/admin/problems/add-two/rejudge"
+        assert client.post(rejudge, json={}, headers=root.auth).status_code < 300
+        asked = judge.asked
+        jobs.run_job(ctx, sid)
+        assert judge.asked == asked and judge.seeds == [424242, 424242]
+        assert _seed_of(app, sid) == 424242 and judge.ready == [777]
+    finally:
+        state(app).close()

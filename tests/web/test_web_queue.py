@@ -61,6 +61,9 @@ class _FailsOnce:
             return internal_error(problem, seed, "the judge failed once")
         return Report(problem.slug, problem.version, Verdict.AC, problem.points, ())
 
+    def ready_seed(self, problem: ProblemSpec) -> int | None:
+        return None
+
     def close(self) -> None:
         pass
 

@@ -113,6 +113,7 @@ def run_worker(
         launcher=config.launcher,
         workers=concurrency,
         problems_dir=config.problems_dir,
+        ready_seeds=config.ready_seeds,
     )
     name = name or f"{'+'.join(c.value for c in capabilities)}-{os.getpid()}@{socket.gethostname()}"
     info = WorkerInfo(

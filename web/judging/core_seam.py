@@ -124,6 +124,11 @@ class Judge(Protocol):
         """A learner's own input (judge.run.custom_run): its learner's view, JSON data."""
         ...
 
+    def ready_seed(self, problem: ProblemSpec) -> int | None:
+        """A hidden seed whose reference answers this judge already has (runner.seedstock),
+        or None: a submission's first judging may take it as its seed."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -166,6 +171,9 @@ class LocalJudge:
                 if self._pool is pool:
                     self._pool = self._new_pool()
             raise
+
+    def ready_seed(self, problem: ProblemSpec) -> int | None:
+        return None  # each judging process computes its references itself
 
     def try_input(self, problem: ProblemSpec, args: object, code: str | None) -> dict[str, Any]:
         pool = self._pool
@@ -223,10 +231,13 @@ def _try_in_worker(problem: ProblemSpec, args: object, code: str | None) -> dict
 class SandboxJudge:
     """The runner's warm sandboxed workers and reference cache (runner.api.Runner)."""
 
-    def __init__(self, workers: int, problems_dir: Path) -> None:
+    def __init__(self, workers: int, problems_dir: Path, ready_seeds: int = 0) -> None:
         from runner.api import Runner  # only servers that ask for the sandbox need it
 
-        self.runner = Runner(pool_size=workers, problems_root=problems_dir)
+        self.runner = Runner(pool_size=workers, problems_root=problems_dir, ready_seeds=ready_seeds)
+
+    def ready_seed(self, problem: ProblemSpec) -> int | None:
+        return self.runner.ready_seed(problem)
 
     def run(
         self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
@@ -244,9 +255,11 @@ BACKENDS = ("sandbox", "unsafe-local")
 UNSAFE_LOCAL = "unsafe-local"
 
 
-def make_judge(backend: str, *, launcher: str, workers: int, problems_dir: Path) -> Judge:
+def make_judge(
+    backend: str, *, launcher: str, workers: int, problems_dir: Path, ready_seeds: int = 0
+) -> Judge:
     if backend == "sandbox":
-        return SandboxJudge(workers, problems_dir)
+        return SandboxJudge(workers, problems_dir, ready_seeds)
     if backend == UNSAFE_LOCAL:
         return LocalJudge(launcher, workers, child_user())
     if backend == "local":

@@ -133,8 +133,9 @@ def _judge(
 ) -> core_seam.JudgedRun:
     try:
         problem = ctx.problems.get(claim.slug)
+        stored = _ready_seed(ctx, claim, problem)
         seed = judge_seed_for(
-            ctx.judge_seed, problem, claim.submission_id, claim.attempt, stored=claim.hidden_seed
+            ctx.judge_seed, problem, claim.submission_id, claim.attempt, stored=stored
         )
         return core_seam.judge(ctx.judge, problem, claim.code, seed=seed, progress=progress)
     except core_seam.UnknownProblem:
@@ -143,6 +144,22 @@ def _judge(
         log.exception("judging %s failed", claim.slug)
         detail = f"the judge failed: {type(exc).__name__}"
     return core_seam.judged_run(0, internal_error(claim.slug, ctx.judge_seed, detail))
+
+
+def _ready_seed(ctx: JobContext, claim: Claim, problem: ProblemSpec) -> int | None:
+    """The submission's seed: on its first judging, one whose reference answers the judge
+    already has, if it has one (runner.seedstock), in place of the seed drawn with the row.
+    Nothing was judged with that one yet, and the new one is stored before judging, so a
+    retry or a rejudge still judges the inputs this judging does."""
+    if claim.attempt != 1 or claim.hidden_seed is None:  # judged before, or an old row
+        return claim.hidden_seed
+    ready = ctx.judge.ready_seed(problem)
+    if ready is None:
+        return claim.hidden_seed
+    with transaction(ctx.sessions) as db:
+        if _set_held(db, claim, hidden_seed=ready) == 1:
+            return ready
+    return claim.hidden_seed  # the claim was lost: its judging will not be stored anyway
 
 
 def judge_seed_for(

@@ -96,7 +96,8 @@ class Submission(Base):
         EnumText(SubmissionStatus, 16), default=SubmissionStatus.QUEUED
     )
     # The seed of this submission's generated hidden cases, drawn when the row is created
-    # and kept: a rejudge or a retry judges the same inputs, and what one submission learns
+    # (or, at its first judging, replaced by one the judge made ready: web.judging.jobs) and
+    # kept: a rejudge or a retry judges the same inputs, and what one submission learns
     # of its hidden inputs is of no use to the next. Never shown to anyone (reports say
     # "secret"). NULL on rows from before migration 0011: judged as they were (web.judging.jobs).
     hidden_seed: Mapped[int | None] = mapped_column(BigInteger, default=draw_hidden_seed)
