@@ -154,7 +154,7 @@ def bandwidth_ceiling(remeasure: bool = False) -> float:
     if configured:
         return float(configured) * 1e9
     if not _measured or remeasure:
-        _measured[:] = [max(_measured + [CEILING_MARGIN * measure_copy_bandwidth()])]
+        _measured[:] = [max([*_measured, CEILING_MARGIN * measure_copy_bandwidth()])]
     return _measured[0]
 
 

@@ -250,4 +250,3 @@ def test_a_ceiling_measured_on_a_busy_machine_is_measured_again_before_refusing(
     report = judge_source(_problem(make_problem), HONEST)
     assert report.verdict is Verdict.AC and report.speed is not None
     assert speed_spec.bandwidth_ceiling() == speed_spec.CEILING_MARGIN * 1e15  # kept
-
