@@ -4,6 +4,7 @@ driven by Playwright (never a downloaded browser)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -51,9 +52,22 @@ def build_frontend() -> None:
         pytest.fail(f"front-end build failed:\n{done.stdout}\n{done.stderr}")
 
 
+# Who built DIST last: the test run's id. Each xdist worker has a session of its own, and
+# two builds into one folder at once left a worker's live server without a bundle that the
+# other build had just removed; so the first worker builds under a lock, the others wait for
+# it and then find the marker.
+BUILT_BY = ROOT / "test-artifacts" / "frontend-built-by"
+
+
 @pytest.fixture(scope="session")
 def dist() -> Path:
-    build_frontend()
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    BUILT_BY.parent.mkdir(parents=True, exist_ok=True)
+    with open(BUILT_BY.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not BUILT_BY.is_file() or BUILT_BY.read_text() != run:
+            build_frontend()
+            BUILT_BY.write_text(run)
     return DIST
 
 
