@@ -1,9 +1,10 @@
 """Fit and finish in headless Chromium: wide statement content scrolls inside itself at
 1366 px, a phone (390x844) gets a list that fits, a one-line nav and statement/code tabs,
-the dark scheme darkens the site and the editor, the browser's time limit is the
-problem's own and names the slow case, a compile error has one headline, the old results
-grey out while a Run is on its way, dates read the same on every page, and the Run and
-Submit shortcuts work from anywhere on the page."""
+the Chinese list's headers, difficulties and tiers stay on one line at 1366 px, the dark
+scheme darkens the site and the editor, the browser's time limit is the problem's own and
+names the slow case, a compile error has one headline, the old results grey out while a
+Run is on its way, dates read the same on every page, and the Run and Submit shortcuts
+work from anywhere on the page."""
 
 from __future__ import annotations
 
@@ -127,6 +128,37 @@ def test_the_problem_list_fits_a_phone_without_sideways_scrolling(phone: Any) ->
     assert widths[0] <= widths[1], f"the page is {widths[0]} px wide on a {widths[1]} px screen"
     row = phone.locator("tr[data-slug=block-table]")
     assert row.locator("a").is_visible() and row.locator("td.difficulty").is_visible()
+
+
+# The lines each header of the problem list takes, and each difficulty and tier cell.
+LINE_COUNTS = """() => [...document.querySelectorAll(
+    'table.problem-list th, table.problem-list td.difficulty, table.problem-list td.tier')]
+  .filter((cell) => cell.offsetWidth > 0 && cell.textContent.trim())
+  .map((cell) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    return [cell.textContent.trim(), tops.size];
+  })"""
+
+
+@pytest.mark.locale("zh-CN")
+@pytest.mark.parametrize("logged_in", [False, True])
+def test_the_chinese_problem_list_keeps_headers_difficulty_and_tier_on_one_line_at_1366(
+    page: Any, logged_in: bool
+) -> None:
+    """简单 and 浏览器, under 难度 and 类型, wrapped one character per line at 1366 px:
+    the tags column took the width."""
+    page.set_viewport_size(LAPTOP)
+    if logged_in:
+        register(page, prefix="biaotou")  # one more column: 进度
+    page.goto("/")
+    counts = page.evaluate(LINE_COUNTS)
+    assert {"难度", "类型", "简单", "浏览器", "torch"} <= {text for text, _ in counts}, counts
+    assert [text for text, lines in counts if lines != 1] == [], counts
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    shoot(page, f"33-zh-list-{'in' if logged_in else 'out'}")
 
 
 def header_lines(page: Any) -> dict[str, Any]:
