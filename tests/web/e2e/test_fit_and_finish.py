@@ -1,10 +1,11 @@
 """Fit and finish in headless Chromium: wide statement content scrolls inside itself at
-1366 px, a phone (390x844) gets a list that fits, a one-line nav and statement/code tabs,
-the Chinese list's headers, difficulties and tiers stay on one line at 1366 px, the dark
-scheme darkens the site and the editor, the browser's time limit is the problem's own and
-names the slow case, a compile error has one headline, the old results grey out while a
-Run is on its way, dates read the same on every page, and the Run and Submit shortcuts
-work from anywhere on the page."""
+1366 px, the speed board fits the statement pane at 1366 px and on a phone, a phone
+(390x844) gets a list that fits, a one-line nav and statement/code tabs, the Chinese
+list's headers, difficulties and tiers stay on one line at 1366 px, the dark scheme
+darkens the site and the editor, the browser's time limit is the problem's own and names
+the slow case, a compile error has one headline, the old results grey out while a Run is
+on its way, dates read the same on every page, and the Run and Submit shortcuts work from
+anywhere on the page."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_web_leaderboard import judged
 
 from .conftest import LiveServer
 from .pages import (
+    ARTIFACTS,
     RUN,
     SUBMIT,
     open_problem,
@@ -128,6 +131,71 @@ def test_the_problem_list_fits_a_phone_without_sideways_scrolling(phone: Any) ->
     assert widths[0] <= widths[1], f"the page is {widths[0]} px wide on a {widths[1]} px screen"
     row = phone.locator("tr[data-slug=block-table]")
     assert row.locator("a").is_visible() and row.locator("td.difficulty").is_visible()
+
+
+# A CPU as /proc/cpuinfo names it: the longest hardware text a board shows.
+LONG_HARDWARE = "AMD EPYC 9654 96-Core Processor · 1 thread · torch 2.13.0"
+
+# The speed board against the statement pane's content box, and its hardware column
+# against the board's own visible box (a board that scrolls inside itself still has to
+# show that column without scrolling).
+SPEED_BOARD_FIT = """() => {
+  const board = document.querySelector('#speed-board');
+  const pane = board.closest('.statement-pane');
+  const style = getComputedStyle(pane);
+  const box = pane.getBoundingClientRect();
+  const right = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  let shown = board.getBoundingClientRect().right;
+  for (let up = board; up && up !== pane; up = up.parentElement) {
+    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(up).overflowX)) {
+      shown = Math.min(shown, up.getBoundingClientRect().right);
+    }
+  }
+  const edges = [...board.querySelectorAll('th:last-child, td:last-child')]
+    .map((el) => el.getBoundingClientRect().right);
+  return {board: board.getBoundingClientRect().right, right, shown, edges,
+          paneScrolls: pane.scrollWidth > pane.clientWidth};
+}"""
+
+
+def put_on_the_speed_board(page: Any, live_server: LiveServer) -> str:
+    """A learner with an accepted decode-throughput run measured on LONG_HARDWARE."""
+    username = register(page, prefix="fits")
+    judged(
+        live_server.app,
+        username,
+        "AC",
+        1,
+        slug="decode-throughput",
+        metric=1834.2,
+        q1=1801.5,
+        q3=1855.9,
+        spread=54.4,
+        hardware=LONG_HARDWARE,
+    )
+    return username
+
+
+@pytest.mark.parametrize("screen", ["laptop", "phone"])
+def test_the_speed_board_fits_the_statement_pane_with_its_hardware_column_in_view(
+    request: pytest.FixtureRequest, live_server: LiveServer, screen: str
+) -> None:
+    """The board's six columns reached past the statement pane (about 500 px wide at
+    1366 px), so the hardware column was cut off at the pane's edge."""
+    tab = request.getfixturevalue(screen)
+    username = put_on_the_speed_board(tab, live_server)
+    tab.goto("/problems/decode-throughput")
+    tab.wait_for_selector(".workspace .statement-pane #speed-board")
+    row = tab.locator(f"#speed-board tr[data-user='{username}']")
+    assert row.locator("td").last.inner_text() == LONG_HARDWARE
+    fit = tab.evaluate(SPEED_BOARD_FIT)
+    assert fit["board"] <= fit["right"] + 0.5, f"the board reaches past its pane: {fit}"
+    assert not fit["paneScrolls"], fit
+    assert max(fit["edges"]) <= fit["shown"] + 0.5, f"the hardware column is cut off: {fit}"
+    row.scroll_into_view_if_needed()
+    assert tab.locator("#speed-board th").last.is_visible()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.locator(".speed-board").screenshot(path=str(ARTIFACTS / f"32-speed-board-{screen}.png"))
 
 
 # The lines each header of the problem list takes, and each difficulty and tier cell.
