@@ -2,10 +2,10 @@
 1366 px, the speed board fits the statement pane at 1366 px and on a phone, a phone
 (390x844) gets a list that fits, a one-line nav and statement/code tabs, the Chinese
 list's headers, difficulties and tiers stay on one line at 1366 px, the dark scheme
-darkens the site and the editor, the browser's time limit is the problem's own and names
-the slow case, a compile error has one headline, the old results grey out while a Run is
-on its way, dates read the same on every page, and the Run and Submit shortcuts work from
-anywhere on the page."""
+darkens the site, the editor and the case pictures, the browser's time limit is the
+problem's own and names the slow case, a compile error has one headline, the old results
+grey out while a Run is on its way, dates read the same on every page, and the Run and
+Submit shortcuts work from anywhere on the page."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from test_web_leaderboard import judged
 from .conftest import LiveServer
 from .pages import (
     ARTIFACTS,
+    ROOT,
     RUN,
     SUBMIT,
     open_problem,
@@ -329,6 +330,31 @@ def test_the_dark_scheme_darkens_the_site_and_the_editor_with_readable_text(dark
     editor = dark.evaluate(COLOURS, ".cm-content")["background"]
     assert contrast(colour, editor) >= 4.5, "syntax colours are readable on the dark editor"
     shoot(dark, "31-dark-problem")
+
+
+# A picture's background, and each text's fill and each cell's fill, as computed.
+PICTURE_COLOURS = """(svg) => ({
+  background: getComputedStyle(svg).backgroundColor,
+  texts: [...svg.querySelectorAll('text:not(.pic-mark)')].map((t) => getComputedStyle(t).fill),
+  cells: [...svg.querySelectorAll('.pool-cell rect')].map((r) => getComputedStyle(r).fill),
+})"""
+
+
+def test_the_dark_scheme_draws_the_case_pictures_on_a_dark_background(dark: Any) -> None:
+    """The pictures drew their own white background in the dark scheme: glaring boxes."""
+    wrong = ROOT / "problems/block-table/solutions/wrong/free_first_block_first.py"
+    open_problem(dark, "block-table")
+    wait_until_python_ready(dark)
+    replace_code(dark, wrong.read_text(encoding="utf-8"))
+    dark.click(RUN)
+    svg = dark.locator(".case[data-case=free-order] .pool-picture svg.picture-svg").first
+    svg.wait_for()
+    found = svg.evaluate(PICTURE_COLOURS)
+    assert luminance(found["background"]) < 0.05, found["background"]
+    for colour in found["texts"]:
+        assert contrast(colour, found["background"]) >= 4.5, (colour, found["background"])
+    assert all(luminance(fill) < 0.1 for fill in found["cells"]), found["cells"]
+    svg.screenshot(path=str(ARTIFACTS / "34-dark-pool-picture.png"))
 
 
 # Passes the first two cases, then never returns on the third.

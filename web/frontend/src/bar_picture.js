@@ -155,7 +155,7 @@ function barImage(row, widest, differs, side, unit) {
         "stroke-width": seg.differs ? 3 : 1,
         "stroke-dasharray": seg.differs ? "5 3" : null,
       }),
-      seg.differs && seg.width > 10 ? s("text", { x: seg.x + 4, y: 17, "font-size": 13, "font-weight": "bold", fill: "#c62828" }, "!") : null,
+      seg.differs && seg.width > 10 ? s("text", { x: seg.x + 4, y: 17, "font-size": 13, "font-weight": "bold", fill: "#c62828", class: "pic-mark" }, "!") : null,
     ]),
   );
   return svgImage(BAR.width + 2, BAR.height + 4, say("svgTitle", { side, row: say(row.row), unit: say(unit) }), text + ".", patterns(), parts);
