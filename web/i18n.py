@@ -82,6 +82,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "no_account": {"en": "No account yet?", "zh": "还没有账号？"},
     "have_account": {"en": "Have an account?", "zh": "已有账号？"},
     "speed_board": {"en": "Speed board", "zh": "速度榜"},
+    "points_board": {"en": "Points board", "zh": "积分榜"},
     "board_empty": {"en": "Nobody is on this board yet.", "zh": "榜上还没有人。"},
     "code": {"en": "Code", "zh": "代码"},
     "cases": {"en": "Cases", "zh": "用例"},

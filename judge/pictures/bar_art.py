@@ -283,7 +283,8 @@ def kv_bytes(args: object, expected: object, got: object) -> BarTrail | None:
 
 def art_lines(picture: dict[str, object], lang: str) -> list[str]:
     """The bars after the differing step as text: each row expected above got, one
-    character per part, then each part's size with a "!" where it differs."""
+    character per part, then each part's size with a "! " where it differs (the space keeps
+    the mark off the label: "!used 4" reads as one word)."""
     shown = BarTrail.from_dict(picture)
     unit = _word(shown.unit, lang)
     if shown.step is None:
@@ -299,11 +300,11 @@ def art_lines(picture: dict[str, object], lang: str) -> list[str]:
         for name, row in zip(names, (want, mine), strict=True):
             bar = _bar(row, widest)
             sizes = ", ".join(
-                ("!" if f"{row.name}.{p}" in shown.differs else "") + f"{_word(p, lang)} {n}"
+                ("! " if f"{row.name}.{p}" in shown.differs else "") + f"{_word(p, lang)} {n}"
                 for p, n in row.parts
             )
             lists = "".join(
-                f"; {'!' if f'{row.name}.{k}' in shown.differs else ''}{_word(k, lang)} "
+                f"; {'! ' if f'{row.name}.{k}' in shown.differs else ''}{_word(k, lang)} "
                 f"[{' '.join(str(i) for i in v)}]"
                 for k, v in row.lists
             )

@@ -198,11 +198,11 @@ def trail(args: object, expected: object, got: object, step: int) -> PoolTrail |
 
 def art_lines(picture: dict[str, object], lang: str, per_row: int = 8) -> list[str]:
     """The pool after the differing step as text: expected above got, block by block, a
-    "!" before each cell that differs, then both free queues."""
+    "! " before each cell that differs, then both free queues."""
     shown = PoolTrail.from_dict(picture)
     want, mine = shown.expected[-1], shown.got
     cells = [b.label() for b in want.blocks] + [b.label() for b in mine.blocks]
-    width = max([len(c) for c in cells] + [4]) + 2
+    width = max([len(c) for c in cells] + [4]) + 3  # room for a mark, "! "
     keys = ("picture.pool.block", "picture.expected", "picture.got")
     names = [say(key).render(lang) for key in keys]
     pad = max(_width(name) for name in names) + 2
@@ -220,7 +220,8 @@ def art_lines(picture: dict[str, object], lang: str, per_row: int = 8) -> list[s
 
 
 def _cell(text: str, differs: bool, width: int) -> str:
-    return ("!" + text if differs else text).rjust(width)
+    # A space after the mark: "!f@2" reads as one word.
+    return ("! " + text if differs else text).rjust(width)
 
 
 def _width(text: str) -> int:

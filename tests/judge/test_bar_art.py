@@ -40,10 +40,10 @@ def test_the_scheduler_bars_of_a_small_state_are_exact() -> None:
     assert summary_lines(shown, "en") == [
         '  after step 1 (step()), in blocks; "!" marks a part that differs:',
         "    pool",
-        "      expected  [################################]  !used 4, !free 0;"
-        " !running [0 1]; !waiting []; preempted []",
-        "      got       [########################........]  !used 3, !free 1;"
-        " !running [0]; !waiting [1]; preempted []",
+        "      expected  [################################]  ! used 4, ! free 0;"
+        " ! running [0 1]; ! waiting []; preempted []",
+        "      got       [########################........]  ! used 3, ! free 1;"
+        " ! running [0]; ! waiting [1]; preempted []",
         "    #: used; .: free",
     ]
 
@@ -73,9 +73,9 @@ def test_a_wrong_coalescing_shows_external_waste_the_reference_does_not_have() -
         '  after step 7 (finish id=2), in token slots; "!" marks a part that differs:',
         "    contiguous",
         "      expected  [#+++++++........................]  used 10, internal waste 54,"
-        " !external waste 0, !largest hole 192",
+        " ! external waste 0, ! largest hole 192",
         "      got       [#+++++++~~~~~~~~~~~~~~~~........]  used 10, internal waste 54,"
-        " !external waste 128, !largest hole 64",
+        " ! external waste 128, ! largest hole 64",
         "    paged",
         "      expected  [#####+..........................]  used 40, internal waste 8, free 208",
         "      got       [#####+..........................]  used 40, internal waste 8, free 208",
@@ -92,7 +92,7 @@ def test_a_kv_size_that_forgets_gqa_stands_beside_the_k_and_v_it_should_be() -> 
         '  in bytes per token; "!" marks a part that differs:',
         "    KV per token",
         "      expected  [KKKKKKKKVVVVVVVV                ]  K (keys) 57344, V (values) 57344",
-        "      got       [================================]  !total 229376",
+        "      got       [================================]  ! total 229376",
         "    28 layers x 2 (K + V) x 8 KV heads x 128 head dim x 2 bytes = 114688",
         "    K: K (keys); V: V (values); =: total",
     ]

@@ -46,9 +46,9 @@ def test_the_pool_art_of_a_small_state_is_exact() -> None:
     shown = picture(ARGS, EXPECTED, GOT, 2)
     assert summary_lines(shown, "en") == [
         '  block pool after step 2 (free(seq_id=0)); "!" marks a block that differs:',
-        "    block         #0    #1    #2    #3",
-        "    expected    !f@2    s1  !f@0  !f@1",
-        "    got         !f@0    s1  !f@1  !f@2",
+        "    block          #0     #1     #2     #3",
+        "    expected    ! f@2     s1  ! f@0  ! f@1",
+        "    got         ! f@0     s1  ! f@1  ! f@2",
         "    free queue, head first: expected [2 3 0]; got [0 2 3]",
         "    sN: held by sequence N; xK: K references; c: cached; f@I: I-th in the free queue",
     ]
@@ -58,8 +58,8 @@ def test_the_pool_art_speaks_chinese_and_keeps_its_columns() -> None:
     lines = summary_lines(picture(ARGS, EXPECTED, GOT, 2), "zh")
     assert lines[0] == "  第 2 步（free(seq_id=0)）之后的块池；“!” 标出不同的块："
     # A CJK label takes two columns, so the cells still line up under the block ids.
-    assert lines[1] == "    块        #0    #1    #2    #3"
-    assert lines[2] == "    期望    !f@2    s1  !f@0  !f@1"
+    assert lines[1] == "    块         #0     #1     #2     #3"
+    assert lines[2] == "    期望    ! f@2     s1  ! f@0  ! f@1"
 
 
 def test_owners_come_from_earlier_steps_and_every_step_up_to_the_difference_is_kept() -> None:
@@ -140,4 +140,4 @@ def test_judge_run_prints_the_pool_under_the_failing_case() -> None:
         main(["--problems", str(PROBLEMS), "run", "block-table", str(wrong), "--lang", "en"])
     text = out.getvalue()
     assert "block pool after step 2 (free(seq_id=1))" in text
-    assert "    expected    !f@4   f@3  !f@2    s2   f@0   f@1" in text
+    assert "    expected    ! f@4    f@3  ! f@2     s2    f@0    f@1" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,56 @@ def test_the_board_page_shows_unit_range_iqr_hardware_and_the_rank_rule(
         assert 'id="speed-board"' in page, url
         for text in (*texts, "183.2 tokens/s", "180.0 – 185.5", "5.5", "H200"):
             assert text in page, (url, text)
+
+
+class TableNames(HTMLParser):
+    """Each table's aria-labelledby, and the text of every heading that has an id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[str | None] = []
+        self.headings: dict[str, str] = {}
+        self._open: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "table":
+            self.tables.append(found.get("aria-labelledby"))
+        elif tag in ("h1", "h2", "h3") and found.get("id"):
+            self._open = found["id"]
+            self.headings[self._open or ""] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3"):
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self.headings[self._open] += data
+
+
+@pytest.mark.parametrize(("lang", "points"), [("en", "Points board"), ("zh", "积分榜")])
+def test_each_board_of_a_speed_problem_is_named_by_a_heading_of_its_own(
+    app: Flask, client: FlaskClient, lang: str, points: str
+) -> None:
+    """/leaderboard/decode-throughput showed the points board under the speed board with
+    no heading, as if it were more of the speed board."""
+    make_user(client, "ada")
+    judged(app, "ada", "AC", 1, metric=183.2, q1=180.0, q3=185.5, spread=5.5, hardware="H200")
+    page = TableNames()
+    page.feed(client.get("/leaderboard/add-two", headers={"Accept-Language": lang}).text)
+    names = [page.headings.get(ref or "", "").strip() for ref in page.tables]
+    assert len(names) == 2 and all(names) and len(set(names)) == 2, (page.tables, names)
+    assert names[1] == points
+
+
+def test_the_one_board_of_a_plain_problem_is_named_by_the_page_title(
+    client: FlaskClient,
+) -> None:
+    page = TableNames()
+    page.feed(client.get("/leaderboard/add-more").text)
+    assert page.tables == ["board-title"]
+    assert page.headings["board-title"].strip().endswith("Leaderboard")
 
 
 def test_a_problem_without_speed_shows_no_speed_board(client: FlaskClient) -> None:

@@ -110,7 +110,7 @@ def test_a_wrong_scheduler_shows_the_pool_and_queues_and_steps_back(page: Any) -
     picture.wait_for()
     assert picture.get_attribute("data-step") == "2", "it opens at the first differing step"
     got = picture.locator("figure[data-side=got]")
-    assert "!waiting: [2 1]" in (got.text_content() or "")
+    assert "! waiting: [2 1]" in (got.text_content() or "")
     assert "used 3 · free 1" in (got.text_content() or "")
     assert got.locator("svg[role=img] title").text_content() == "Got: pool, in blocks"
     shoot(picture, "bars-scheduler-failure")
@@ -129,7 +129,7 @@ def test_a_wrong_fragmentation_marks_the_external_waste_it_invents(page: Any) ->
     assert [m.get_attribute("data-part") for m in marked.all()] == ["external", "hole"]
     # Not colour alone: a differing part has a dashed outline and its size is written out.
     assert marked.first.locator("rect").get_attribute("stroke-dasharray")
-    assert "!external waste 128" in (got.text_content() or "")
+    assert "! external waste 128" in (got.text_content() or "")
     paged = picture.locator("figure[data-side=got] .bar-row[data-row=paged]")
     assert paged.locator("g[data-differs=true]").count() == 0
     shoot(picture, "bars-fragmentation-failure")

@@ -1,6 +1,8 @@
 """Fit and finish in headless Chromium: wide statement content scrolls inside itself at
-1366 px, a phone (390x844) gets a list that fits, a one-line nav and statement/code tabs,
-the dark scheme darkens the site and the editor, the browser's time limit is the
+1366 px, the speed board fits the statement pane at 1366 px and on a phone, a phone
+(390x844) gets a list that fits, a one-line nav and statement/code tabs, the Chinese
+list's headers, difficulties and tiers stay on one line at 1366 px, the dark scheme
+darkens the site, the editor and the case pictures, the browser's time limit is the
 problem's own and names the slow case, a compile error has one headline, the old results
 grey out while a Run is on its way, dates read the same on every page, and the Run and
 Submit shortcuts work from anywhere on the page."""
@@ -14,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_web_leaderboard import judged
 
 from .conftest import LiveServer
 from .pages import (
+    ARTIFACTS,
+    ROOT,
     RUN,
     SUBMIT,
     open_problem,
@@ -129,6 +134,102 @@ def test_the_problem_list_fits_a_phone_without_sideways_scrolling(phone: Any) ->
     assert row.locator("a").is_visible() and row.locator("td.difficulty").is_visible()
 
 
+# A CPU as /proc/cpuinfo names it: the longest hardware text a board shows.
+LONG_HARDWARE = "AMD EPYC 9654 96-Core Processor · 1 thread · torch 2.13.0"
+
+# The speed board against the statement pane's content box, and its hardware column
+# against the board's own visible box (a board that scrolls inside itself still has to
+# show that column without scrolling).
+SPEED_BOARD_FIT = """() => {
+  const board = document.querySelector('#speed-board');
+  const pane = board.closest('.statement-pane');
+  const style = getComputedStyle(pane);
+  const box = pane.getBoundingClientRect();
+  const right = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  let shown = board.getBoundingClientRect().right;
+  for (let up = board; up && up !== pane; up = up.parentElement) {
+    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(up).overflowX)) {
+      shown = Math.min(shown, up.getBoundingClientRect().right);
+    }
+  }
+  const edges = [...board.querySelectorAll('th:last-child, td:last-child')]
+    .map((el) => el.getBoundingClientRect().right);
+  return {board: board.getBoundingClientRect().right, right, shown, edges,
+          paneScrolls: pane.scrollWidth > pane.clientWidth};
+}"""
+
+
+def put_on_the_speed_board(page: Any, live_server: LiveServer) -> str:
+    """A learner with an accepted decode-throughput run measured on LONG_HARDWARE."""
+    username = register(page, prefix="fits")
+    judged(
+        live_server.app,
+        username,
+        "AC",
+        1,
+        slug="decode-throughput",
+        metric=1834.2,
+        q1=1801.5,
+        q3=1855.9,
+        spread=54.4,
+        hardware=LONG_HARDWARE,
+    )
+    return username
+
+
+@pytest.mark.parametrize("screen", ["laptop", "phone"])
+def test_the_speed_board_fits_the_statement_pane_with_its_hardware_column_in_view(
+    request: pytest.FixtureRequest, live_server: LiveServer, screen: str
+) -> None:
+    """The board's six columns reached past the statement pane (about 500 px wide at
+    1366 px), so the hardware column was cut off at the pane's edge."""
+    tab = request.getfixturevalue(screen)
+    username = put_on_the_speed_board(tab, live_server)
+    tab.goto("/problems/decode-throughput")
+    tab.wait_for_selector(".workspace .statement-pane #speed-board")
+    row = tab.locator(f"#speed-board tr[data-user='{username}']")
+    assert row.locator("td").last.inner_text() == LONG_HARDWARE
+    fit = tab.evaluate(SPEED_BOARD_FIT)
+    assert fit["board"] <= fit["right"] + 0.5, f"the board reaches past its pane: {fit}"
+    assert not fit["paneScrolls"], fit
+    assert max(fit["edges"]) <= fit["shown"] + 0.5, f"the hardware column is cut off: {fit}"
+    row.scroll_into_view_if_needed()
+    assert tab.locator("#speed-board th").last.is_visible()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.locator(".speed-board").screenshot(path=str(ARTIFACTS / f"32-speed-board-{screen}.png"))
+
+
+# The lines each header of the problem list takes, and each difficulty and tier cell.
+LINE_COUNTS = """() => [...document.querySelectorAll(
+    'table.problem-list th, table.problem-list td.difficulty, table.problem-list td.tier')]
+  .filter((cell) => cell.offsetWidth > 0 && cell.textContent.trim())
+  .map((cell) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    return [cell.textContent.trim(), tops.size];
+  })"""
+
+
+@pytest.mark.locale("zh-CN")
+@pytest.mark.parametrize("logged_in", [False, True])
+def test_the_chinese_problem_list_keeps_headers_difficulty_and_tier_on_one_line_at_1366(
+    page: Any, logged_in: bool
+) -> None:
+    """简单 and 浏览器, under 难度 and 类型, wrapped one character per line at 1366 px:
+    the tags column took the width."""
+    page.set_viewport_size(LAPTOP)
+    if logged_in:
+        register(page, prefix="biaotou")  # one more column: 进度
+    page.goto("/")
+    counts = page.evaluate(LINE_COUNTS)
+    assert {"难度", "类型", "简单", "浏览器", "torch"} <= {text for text, _ in counts}, counts
+    assert [text for text, lines in counts if lines != 1] == [], counts
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    shoot(page, f"33-zh-list-{'in' if logged_in else 'out'}")
+
+
 def header_lines(page: Any) -> dict[str, Any]:
     found: dict[str, Any] = page.evaluate(
         """() => {
@@ -229,6 +330,31 @@ def test_the_dark_scheme_darkens_the_site_and_the_editor_with_readable_text(dark
     editor = dark.evaluate(COLOURS, ".cm-content")["background"]
     assert contrast(colour, editor) >= 4.5, "syntax colours are readable on the dark editor"
     shoot(dark, "31-dark-problem")
+
+
+# A picture's background, and each text's fill and each cell's fill, as computed.
+PICTURE_COLOURS = """(svg) => ({
+  background: getComputedStyle(svg).backgroundColor,
+  texts: [...svg.querySelectorAll('text:not(.pic-mark)')].map((t) => getComputedStyle(t).fill),
+  cells: [...svg.querySelectorAll('.pool-cell rect')].map((r) => getComputedStyle(r).fill),
+})"""
+
+
+def test_the_dark_scheme_draws_the_case_pictures_on_a_dark_background(dark: Any) -> None:
+    """The pictures drew their own white background in the dark scheme: glaring boxes."""
+    wrong = ROOT / "problems/block-table/solutions/wrong/free_first_block_first.py"
+    open_problem(dark, "block-table")
+    wait_until_python_ready(dark)
+    replace_code(dark, wrong.read_text(encoding="utf-8"))
+    dark.click(RUN)
+    svg = dark.locator(".case[data-case=free-order] .pool-picture svg.picture-svg").first
+    svg.wait_for()
+    found = svg.evaluate(PICTURE_COLOURS)
+    assert luminance(found["background"]) < 0.05, found["background"]
+    for colour in found["texts"]:
+        assert contrast(colour, found["background"]) >= 4.5, (colour, found["background"])
+    assert all(luminance(fill) < 0.1 for fill in found["cells"]), found["cells"]
+    svg.screenshot(path=str(ARTIFACTS / "34-dark-pool-picture.png"))
 
 
 # Passes the first two cases, then never returns on the third.

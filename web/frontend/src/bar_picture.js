@@ -121,7 +121,8 @@ const rowSize = (row) => (row.parts || []).reduce((sum, p) => sum + p.size, 0);
 // The text written under a bar: each part's size, then the request lists, "!" where they differ.
 export function rowText(row, differs = []) {
   const marked = new Set(differs);
-  const mark = (key) => (marked.has(`${row.row}.${key}`) ? "!" : "");
+  // A space after the mark: "!used 3" reads as one word, or as "not used".
+  const mark = (key) => (marked.has(`${row.row}.${key}`) ? "! " : "");
   const parts = (row.parts || []).map((p) => mark(p.part) + say("part", { part: say(p.part), size: p.size }));
   const lists = Object.entries(row.lists || {}).map(([name, ids]) => mark(name) + say("list", { name: say(name), ids: ids.join(" ") }));
   return [...parts, ...lists].join(" · ");
@@ -154,7 +155,7 @@ function barImage(row, widest, differs, side, unit) {
         "stroke-width": seg.differs ? 3 : 1,
         "stroke-dasharray": seg.differs ? "5 3" : null,
       }),
-      seg.differs && seg.width > 10 ? s("text", { x: seg.x + 4, y: 17, "font-size": 13, "font-weight": "bold", fill: "#c62828" }, "!") : null,
+      seg.differs && seg.width > 10 ? s("text", { x: seg.x + 4, y: 17, "font-size": 13, "font-weight": "bold", fill: "#c62828", class: "pic-mark" }, "!") : null,
     ]),
   );
   return svgImage(BAR.width + 2, BAR.height + 4, say("svgTitle", { side, row: say(row.row), unit: say(unit) }), text + ".", patterns(), parts);

@@ -98,11 +98,11 @@ function cellView(cell) {
       "stroke-width": cell.differs ? 3 : 1,
       "stroke-dasharray": cell.differs ? "5 3" : null,
     }),
-    s("text", { x: cell.x + 5, y: cell.y + 13, "font-size": 10, fill: "#555" }, `#${cell.id}`),
+    s("text", { x: cell.x + 5, y: cell.y + 13, "font-size": 10, fill: "#555", class: "pic-muted" }, `#${cell.id}`),
     s("text", { x: cell.x + CELL.w / 2, y: cell.y + 31, "font-size": 11, "text-anchor": "middle", fill: "#111" }, cell.text),
   ];
   if (cell.differs) {
-    parts.push(s("text", { x: cell.x + CELL.w - 12, y: cell.y + 14, "font-size": 13, "font-weight": "bold", fill: "#c62828" }, "!"));
+    parts.push(s("text", { x: cell.x + CELL.w - 12, y: cell.y + 14, "font-size": 13, "font-weight": "bold", fill: "#c62828", class: "pic-mark" }, "!"));
   }
   return s("g", { class: `pool-cell pool-${cell.kind}`, "data-block": cell.id, "data-differs": cell.differs ? "true" : null }, parts);
 }

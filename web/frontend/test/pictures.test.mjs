@@ -74,9 +74,15 @@ test("a bar scales both sides of a row alike and marks exactly the differing par
 
 test("a bar's text writes every size and queue, with a mark where they differ", () => {
   const row = { row: "pool", parts: [{ part: "used", size: 3 }, { part: "free", size: 1 }], lists: { running: [0], waiting: [2, 1] } };
-  assert.equal(rowText(row, ["pool.waiting"]), "used 3 · free 1 · running: [0] · !waiting: [2 1]");
+  assert.equal(rowText(row, ["pool.waiting"]), "used 3 · free 1 · running: [0] · ! waiting: [2 1]");
   assert.equal(barSay("waiting", {}, "zh"), "等待");
   assert.equal(barSay("back", {}, "zh"), "◀ 上一步");
+});
+
+// "!used 3" read as one word (or as "not used"): the mark stands apart from its label.
+test("a bar's differing-part mark is set off from the label by a space", () => {
+  const row = { row: "pool", parts: [{ part: "used", size: 3 }], lists: { waiting: [1] } };
+  assert.equal(rowText(row, ["pool.used", "pool.waiting"]), "! used 3 · ! waiting: [1]");
 });
 
 test("the per-token formula multiplies out to the expected K and V", () => {
