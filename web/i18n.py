@@ -452,6 +452,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "profile_rank": {"en": "Rank on the leaderboard", "zh": "总榜名次"},
     "profile_unranked": {"en": "not on the board yet", "zh": "还未上榜"},
     "profile_solved": {"en": "Solved", "zh": "已通过"},
+    "profile_best_speed": {"en": "their fastest accepted run", "zh": "其最快的一次通过"},
     "profile_submissions": {"en": "Submissions", "zh": "提交次数"},
     "profile_all_submissions": {"en": "all their submissions", "zh": "查看全部提交"},
     "profile_results": {"en": "Results per problem", "zh": "各题成绩"},

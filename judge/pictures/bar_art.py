@@ -281,6 +281,17 @@ def kv_bytes(args: object, expected: object, got: object) -> BarTrail | None:
     return BarTrail("kv_bytes", "bytes", None, 0, (), (want,), got_frame, found, formula)
 
 
+def sums_to(row: Row, other: Row) -> bool:
+    """Whether `row`'s parts should end with their sum: the other side of the row is a lone
+    total (kv-bytes-per-token's answer), so the two totals can be read side by side rather
+    than only from the formula under the bars."""
+    return _lone_total(other) and not _lone_total(row)
+
+
+def _lone_total(row: Row) -> bool:
+    return [p for p, _ in row.parts] == ["total"]
+
+
 def art_lines(picture: dict[str, object], lang: str) -> list[str]:
     """The bars after the differing step as text: each row expected above got, one
     character per part, then each part's size with a "! " where it differs (the space keeps
@@ -303,6 +314,8 @@ def art_lines(picture: dict[str, object], lang: str) -> list[str]:
                 ("! " if f"{row.name}.{p}" in shown.differs else "") + f"{_word(p, lang)} {n}"
                 for p, n in row.parts
             )
+            if sums_to(row, mine if row is want else want):
+                sizes += f" = {_word('total', lang)} {sum(n for _, n in row.parts)}"
             lists = "".join(
                 f"; {'! ' if f'{row.name}.{k}' in shown.differs else ''}{_word(k, lang)} "
                 f"[{' '.join(str(i) for i in v)}]"

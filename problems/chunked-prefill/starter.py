@@ -1,4 +1,5 @@
-"""A scheduler with chunked prefill. Fill in step(); see the statement."""
+"""A scheduler with chunked prefill. Fill in step(); see the statement.
+带分块 prefill 的调度器。补全 step()；详见题面。"""
 
 from collections import deque
 
@@ -8,9 +9,15 @@ class _Request:
         self.id = req_id
         self.prompt_len = prompt_len
         self.output_len = output_len
-        self.generated = 0  # output tokens so far; kept across preemption
-        self.computed = 0  # tokens whose KV is stored; 0 while waiting
-        self.decoding = False  # prefill done: one token per step from the next step on
+        # output tokens so far; kept across preemption
+        # 目前已生成的输出 token 数；被抢占后保留
+        self.generated = 0
+        # tokens whose KV is stored; 0 while waiting
+        # KV 已存下的 token 数；等待时为 0
+        self.computed = 0
+        # prefill done: one token per step from the next step on
+        # prefill 已完成：从下一步起每步一个 token
+        self.decoding = False
 
 
 class Scheduler:
@@ -20,15 +27,20 @@ class Scheduler:
         self.block_size = block_size
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
-        self._free = num_blocks  # free KV blocks
+        # free KV blocks
+        # 空闲的 KV 块数
+        self._free = num_blocks
         self._waiting: deque[_Request] = deque()
-        self._running: list[_Request] = []  # admission order: the last is the lowest priority
+        # admission order: the last is the lowest priority
+        # 按准入顺序排列：最后一个优先级最低
+        self._running: list[_Request] = []
 
     def add_request(self, req_id: int, prompt_len: int, output_len: int) -> None:
         self._waiting.append(_Request(req_id, prompt_len, output_len))
 
     def step(self) -> dict:
-        """Schedule decodes, then prefill chunks; run them; retire; return the step's record."""
+        """Schedule decodes, then prefill chunks; run them; retire; return the step's record.
+        先调度 decode，再调度 prefill 块；运行；让完成的请求退出；返回这一步的记录。"""
         raise NotImplementedError("step")
 
     def waiting(self) -> list[int]:

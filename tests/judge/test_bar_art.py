@@ -91,13 +91,26 @@ def test_a_kv_size_that_forgets_gqa_stands_beside_the_k_and_v_it_should_be() -> 
     assert summary_lines(failed.input.picture, "en") == [
         '  in bytes per token; "!" marks a part that differs:',
         "    KV per token",
-        "      expected  [KKKKKKKKVVVVVVVV                ]  K (keys) 57344, V (values) 57344",
+        "      expected  [KKKKKKKKVVVVVVVV                ]  K (keys) 57344, V (values) 57344"
+        " = total 114688",
         "      got       [================================]  ! total 229376",
         "    28 layers x 2 (K + V) x 8 KV heads x 128 head dim x 2 bytes = 114688",
         "    K: K (keys); V: V (values); =: total",
     ]
     again = _first_failure(Report.from_dict(report.to_dict()))
     assert again.input is not None and again.input.picture == failed.input.picture
+
+
+def test_the_expected_kv_bar_writes_its_total_beside_the_got_total() -> None:
+    """Pins the issue "kv-bytes' expected bar has no total": the expected row listed K and
+    V alone, so its total had to be read from the formula line under the bars."""
+    config = {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 8}
+    shown = bar_art.kv_bytes({"config": config, "kv_dtype": "fp8"}, 32, 40)
+    assert shown is not None
+    en, zh = (bar_art.art_lines(shown.to_dict(), lang) for lang in ("en", "zh"))
+    assert en[2].endswith("K (keys) 16, V (values) 16 = total 32")
+    assert en[3].endswith("! total 40")  # the got side is a total already: written once
+    assert zh[2].endswith("K（键） 16, V（值） 16 = 总计 32")
 
 
 def test_an_mla_config_splits_into_latent_and_rope() -> None:

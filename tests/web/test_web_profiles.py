@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, WRONG
+from test_web_leaderboard import judged
 from web_helpers import make_user, page_login, submit, wait_judged
 
 
@@ -30,6 +31,31 @@ def test_the_profile_shows_solved_problems_submissions_and_rank(
     page = client.get("/users/alice").get_data(as_text=True)
     assert 'id="profile-rank"><a href="/leaderboard?offset=0">#1</a>' in page
     assert "Add two numbers add-two" in page and "/leaderboard/add-more" in page
+
+
+def test_the_solved_list_is_newest_first_and_shows_the_best_speed(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Pins the issue's fault: the solved list was in slug order and had no speed result."""
+    make_user(client, "ada")
+    judged(app, "ada", "AC", 1, slug="add-more")
+    judged(app, "ada", "WA", 3)
+    judged(app, "ada", "AC", 5, metric=150.0, q1=149.0, q3=151.0)
+    judged(app, "ada", "AC", 7, metric=183.2, q1=180.0, q3=185.5)
+    judged(app, "ada", "AC", 9, slug="add-more")  # solving again does not move it up
+
+    mine = client.get("/api/users/ada").json
+    assert mine["solved"] == ["add-two", "add-more"]
+    by_problem = {r["problem"]: r for r in mine["results"]}
+    assert by_problem["add-two"]["solved_at"].startswith("2026-11-01T12:05:00")
+    assert by_problem["add-two"]["speed"] == {"value": 183.2, "unit": "tokens/s"}
+    assert by_problem["add-more"]["speed"] is None
+
+    for lang in ("en", "zh"):
+        page = client.get("/users/ada", headers={"Accept-Language": lang}).get_data(as_text=True)
+        solved = page[page.index('id="profile-solved"') : page.index('id="profile-submissions"')]
+        assert solved.index("/problems/add-two") < solved.index("/problems/add-more")
+        assert "(183.2 tokens/s)" in solved and solved.count("profile-speed") == 1
 
 
 def test_a_user_without_submissions_has_a_profile_and_no_rank(client: FlaskClient) -> None:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy.orm import Session, aliased
 
+from judge.verdict import Verdict
 from web.accounts.auth import username_key
 from web.errors import NotFound
 from web.i18n import say
 from web.store.db import iso
 from web.store.models import ProblemResult, Standing, Submission, User
+from web.store.status import SubmissionStatus
 
 
 def profile(db: Session, username: str, *, hidden: set[str]) -> dict[str, Any]:
@@ -28,14 +30,17 @@ def profile(db: Session, username: str, *, hidden: set[str]) -> dict[str, Any]:
             "solved": r.solved,
             "attempts": r.attempts,
             "improved_at": iso(r.improved_at),
+            "solved_at": iso(r.solved_at) if r.solved else None,
+            "speed": {"value": r.metric, "unit": r.metric_unit} if r.metric is not None else None,
         }
-        for r in db.scalars(
-            select(ProblemResult)
-            .where(ProblemResult.user_id == user.id)
-            .order_by(ProblemResult.problem_slug)
-        )
+        for r in db.execute(results_query(user.id))
         if r.problem_slug not in hidden
     ]
+    # Most recently solved first: the list shows what the learner has been doing lately,
+    # and a slug order said nothing a reader could not see from the problem list.
+    solved = sorted(
+        (r for r in results if r["solved"]), key=lambda r: r["solved_at"] or "", reverse=True
+    )
     count = select(func.count()).select_from(Submission).where(Submission.user_id == user.id)
     if hidden:
         count = count.where(Submission.problem_slug.not_in(hidden))
@@ -45,10 +50,42 @@ def profile(db: Session, username: str, *, hidden: set[str]) -> dict[str, Any]:
         "joined_at": iso(user.created_at),
         "rank": overall_rank(db, standing) if standing is not None else None,
         "points": standing.points if standing is not None else 0,
-        "solved": [r["problem"] for r in results if r["solved"]],
+        "solved": [r["problem"] for r in solved],
         "submissions": db.scalar(count) or 0,
         "results": results,
     }
+
+
+def results_query(user_id: int) -> Select[*tuple[Any, ...]]:
+    """The user's result on every problem, by slug, with the moment of their first accepted
+    submission and, on a speed problem, their fastest accepted run's score and unit."""
+    first_ac = (
+        select(Submission.problem_slug, func.min(Submission.created_at).label("solved_at"))
+        .where(
+            Submission.user_id == user_id,
+            Submission.status == SubmissionStatus.DONE,
+            Submission.verdict == Verdict.AC,
+        )
+        .group_by(Submission.problem_slug)
+        .subquery()
+    )
+    fastest = aliased(Submission)
+    return (
+        select(
+            ProblemResult.problem_slug,
+            ProblemResult.best_points,
+            ProblemResult.solved,
+            ProblemResult.attempts,
+            ProblemResult.improved_at,
+            first_ac.c.solved_at,
+            fastest.metric,
+            fastest.metric_unit,
+        )
+        .outerjoin(first_ac, first_ac.c.problem_slug == ProblemResult.problem_slug)
+        .outerjoin(fastest, fastest.id == ProblemResult.best_metric_submission_id)
+        .where(ProblemResult.user_id == user_id)
+        .order_by(ProblemResult.problem_slug)
+    )
 
 
 def overall_rank(db: Session, me: Standing) -> int:

@@ -44,8 +44,6 @@ def profile(username: str) -> str:
     admin = viewer is not None and viewer.is_admin
     hidden = set() if admin else catalog.hidden(g.db)
     titles = {p.slug: p.title for p in catalog.visible(g.db, admin=admin)}
-    return render_template(
-        "leaderboard/profile.html",
-        profile=profiles.profile(g.db, username, hidden=hidden),
-        titles=titles,
-    )
+    shown = profiles.profile(g.db, username, hidden=hidden)
+    speeds = {r["problem"]: r["speed"] for r in shown["results"] if r["speed"] is not None}
+    return render_template("leaderboard/profile.html", profile=shown, titles=titles, speeds=speeds)

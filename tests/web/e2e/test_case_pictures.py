@@ -19,6 +19,7 @@ from .pages import ARTIFACTS, ROOT, RUN, open_problem, replace_code, wait_until_
 pytestmark = pytest.mark.browser
 
 DOCS_IMG = ROOT / "docs" / "img"
+SIDES = ("expected", "got")
 
 
 def _wrong(slug: str, name: str) -> str:
@@ -149,4 +150,8 @@ def test_a_kv_size_that_forgets_gqa_stands_beside_its_k_and_v(page: Any) -> None
     assert abs(width / expected_width - 2) < 0.05
     formula = picture.locator(".bar-formula").inner_text()
     assert formula == "28 layers × 2 (K + V) × 8 KV heads × 128 head dim × 2 bytes = 114688"
+    # Both bars write their total, so the two are read side by side (the fault:
+    # the expected bar listed K and V alone).
+    texts = [picture.locator(f"figure[data-side={s}] .bar-text").inner_text() for s in SIDES]
+    assert texts == ["K (keys) 57344 · V (values) 57344 = total 114688", "!total 229376"]
     shoot(picture, "bars-kv-bytes-failure")

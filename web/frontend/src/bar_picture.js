@@ -118,14 +118,21 @@ export function barLayout(row, widest, differs = []) {
 
 const rowSize = (row) => (row.parts || []).reduce((sum, p) => sum + p.size, 0);
 
-// The text written under a bar: each part's size, then the request lists, "!" where they differ.
-export function rowText(row, differs = []) {
+const loneTotal = (row) => (row?.parts || []).length === 1 && row.parts[0].part === "total";
+
+// The text written under a bar: each part's size, then the request lists, "!" where they
+// differ. When the other side of the row is a lone total (kv-bytes-per-token's answer), the
+// parts end with their sum, so both totals are read side by side and not only from the
+// formula under the bars (judge/pictures/bar_art.py sums_to says the same for `judge run`).
+export function rowText(row, differs = [], other = null) {
   const marked = new Set(differs);
   // A space after the mark: "!used 3" reads as one word, or as "not used".
   const mark = (key) => (marked.has(`${row.row}.${key}`) ? "! " : "");
   const parts = (row.parts || []).map((p) => mark(p.part) + say("part", { part: say(p.part), size: p.size }));
   const lists = Object.entries(row.lists || {}).map(([name, ids]) => mark(name) + say("list", { name: say(name), ids: ids.join(" ") }));
-  return [...parts, ...lists].join(" · ");
+  const text = [...parts, ...lists].join(" · ");
+  if (!loneTotal(other) || loneTotal(row)) return text;
+  return `${text} = ${say("part", { part: say("total"), size: rowSize(row) })}`;
 }
 
 function patterns() {
@@ -140,9 +147,9 @@ function patterns() {
   );
 }
 
-function barImage(row, widest, differs, side, unit) {
+function barImage(row, widest, differs, side, unit, other) {
   const segs = barLayout(row, widest, differs);
-  const text = rowText(row, differs);
+  const text = rowText(row, differs, other);
   const parts = segs.map((seg) =>
     s("g", { class: `bar-part bar-${seg.part}`, "data-part": seg.part, "data-differs": seg.differs ? "true" : null }, [
       s("rect", {
@@ -161,14 +168,17 @@ function barImage(row, widest, differs, side, unit) {
   return svgImage(BAR.width + 2, BAR.height + 4, say("svgTitle", { side, row: say(row.row), unit: say(unit) }), text + ".", patterns(), parts);
 }
 
-function side(name, caption, frame, widths, differs, unit) {
+// One side's rows; `others` is the other side's frame, row for row.
+function side(name, caption, frame, others, widths, differs, unit) {
   return h(
     "figure",
     { class: "bar-side pool-side", "data-side": name },
     h("figcaption", {}, caption),
-    (frame || []).map((row, i) =>
-      h("div", { class: "bar-row", "data-row": row.row }, h("span", { class: "bar-name" }, say(row.row)), barImage(row, widths[i], differs, caption, unit), h("p", { class: "bar-text" }, rowText(row, differs))),
-    ),
+    (frame || []).map((row, i) => {
+      const other = (others || [])[i];
+      const image = barImage(row, widths[i], differs, caption, unit, other);
+      return h("div", { class: "bar-row", "data-row": row.row }, h("span", { class: "bar-name" }, say(row.row)), image, h("p", { class: "bar-text" }, rowText(row, differs, other)));
+    }),
   );
 }
 
@@ -212,8 +222,8 @@ export function barPicture(picture) {
       caption.textContent = say("step", { step, op: (picture.ops || [])[index] ?? "" });
     }
     view.replaceChildren(
-      side("expected", say("expected"), frames[index], widths, differs, picture.unit),
-      side("got", say(atDiff ? "got" : "agrees"), got, widths, differs, picture.unit),
+      side("expected", say("expected"), frames[index], got, widths, differs, picture.unit),
+      side("got", say(atDiff ? "got" : "agrees"), got, frames[index], widths, differs, picture.unit),
     );
     note.textContent = differs.length ? say("differs", { count: differs.length }) : say("same");
     back.disabled = index === 0;

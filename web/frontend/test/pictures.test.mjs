@@ -85,6 +85,16 @@ test("a bar's differing-part mark is set off from the label by a space", () => {
   assert.equal(rowText(row, ["pool.used", "pool.waiting"]), "! used 3 · ! waiting: [1]");
 });
 
+test("the expected KV bar ends with its total when the got bar is a total", () => {
+  // Pins the issue "kv-bytes' expected bar has no total": K and V were written alone.
+  const want = { row: "per_token", parts: [{ part: "k", size: 57344 }, { part: "v", size: 57344 }] };
+  const got = { row: "per_token", parts: [{ part: "total", size: 229376 }] };
+  assert.equal(rowText(want, [], got), "K (keys) 57344 · V (values) 57344 = total 114688");
+  assert.equal(rowText(got, ["per_token.total"], want), "! total 229376");
+  const pool = { row: "pool", parts: [{ part: "used", size: 3 }, { part: "free", size: 1 }] };
+  assert.equal(rowText(pool, [], pool), "used 3 · free 1");
+});
+
 test("the per-token formula multiplies out to the expected K and V", () => {
   const picture = {
     expected: [[{ row: "per_token", parts: [{ part: "k", size: 57344 }, { part: "v", size: 57344 }] }]],
