@@ -10,10 +10,14 @@ A submission's first judging takes one and keeps it as its seed, so the learner 
 their own code only. The stock begins for a problem at its first submission on this
 worker (the first learner pays, as before) and is refilled after each one it serves.
 
-It works only while the judge is idle (`IdleGate`): it stops between cases as soon as a
-job starts, and its thread runs at the lowest CPU priority, so it never slows a judging.
-A seed is drawn from the operating system's randomness, handed out once and then forgotten
-by the stock. What one learner could learn of its cases is of no use to the next.
+It works only while the judge is idle (`IdleGate`): each step (building a seed's cases,
+one case on the reference, the calibration) begins once no judging has run for a moment,
+and its thread runs at the lowest CPU priority. A step under way when a judging starts
+still finishes beside it (the longest is building a torch problem's cases: seconds), but a
+speed problem's judging waits for it to end first, so no timed repetition ever shares the
+machine with the stock. A seed is drawn from the operating system's randomness, handed out
+once and then forgotten by the stock: what one learner could learn of its cases is of no
+use to the next.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from judge.problem.cases import PUBLIC_SEED
 from judge.problem.spec import ProblemSpec
 from runner.refcache import Entry, ReferenceCache
 
@@ -34,36 +40,69 @@ log = logging.getLogger(__name__)
 # is dropped (a torch problem's ready entry holds megabytes of expected tensors).
 MAX_PROBLEMS = 32
 LOWEST_PRIORITY = 19  # nice value of the stock's thread
+# How long the judge must have been idle before the stock begins a step: a submission that
+# has just taken a seed writes it to its row before its judging starts.
+SETTLE_S = 2.0
 
 
 def draw_seed() -> int:
-    """A fresh hidden seed: 63 bits, as the database's BIGINT holds (web.store.models)."""
-    return secrets.randbits(63)
+    """A fresh hidden seed: 63 bits, as the database's BIGINT holds, never the public one
+    (as web.store.models.draw_hidden_seed)."""
+    while True:
+        seed = secrets.randbits(63)
+        if seed != PUBLIC_SEED:
+            return seed
 
 
 class IdleGate:
-    """Whether the judge is judging: `busy()` around every job, `wait_idle()` for the stock."""
+    """Whether the judge is judging: `busy()` around every judging; the stock works in
+    steps (`begin_step`/`end_step`), each begun only once no judging has run for
+    `settle_s` (a submission that just took a seed is about to start: its row is written
+    first). A judging that is timed (`busy(exclusive=True)`, a speed problem) also waits for
+    a step under way to end, so no step of the stock runs beside a timed repetition."""
 
-    def __init__(self) -> None:
+    def __init__(self, settle_s: float = SETTLE_S) -> None:
+        self._settle_s = settle_s
         self._jobs = 0
+        self._working = False
+        self._last_busy = time.monotonic()
         self._changed = threading.Condition()
 
     @contextmanager
-    def busy(self) -> Iterator[None]:
+    def busy(self, exclusive: bool = False) -> Iterator[None]:
         with self._changed:
             self._jobs += 1
+            while exclusive and self._working:
+                self._changed.wait()
         try:
             yield
         finally:
             with self._changed:
                 self._jobs -= 1
+                self._last_busy = time.monotonic()
                 self._changed.notify_all()
 
-    def wait_idle(self, stopping: threading.Event) -> None:
-        """Return once no job runs (or the stock is stopping)."""
+    def begin_step(self, stopping: threading.Event) -> bool:
+        """Wait until the judge has been idle for `settle_s`, then mark a step under way;
+        False (no step begun) once `stopping` is set."""
         with self._changed:
-            while self._jobs and not stopping.is_set():
-                self._changed.wait(timeout=0.5)
+            while not stopping.is_set():
+                quiet = time.monotonic() - self._last_busy
+                if self._jobs == 0 and quiet >= self._settle_s:
+                    self._working = True
+                    return True
+                self._changed.wait(timeout=0.5 if self._jobs else self._settle_s - quiet)
+            return False
+
+    def end_step(self) -> None:
+        with self._changed:
+            self._working = False
+            self._changed.notify_all()
+
+    @property
+    def jobs(self) -> int:
+        with self._changed:
+            return self._jobs
 
 
 class _Stopping(Exception):
@@ -131,7 +170,7 @@ class SeedStock:
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=30)
+            self._thread.join(timeout=5)  # a daemon: a step under way ends with the process
 
     def _start(self) -> None:
         with self._lock:
@@ -165,20 +204,28 @@ class SeedStock:
         return None
 
     def _add(self, problem: ProblemSpec) -> None:
-        self._idle()
-        seed = self._draw()
-        entry = self._cache.compute(problem, seed, before_case=self._idle)
-        if self._prepare is not None:
-            self._idle()
-            self._prepare(problem, entry)
+        """One ready seed, computed in steps: building the cases, then each case, then the
+        calibration; each step waits for the judge to be idle."""
+        self._begin()
+        try:
+            seed = self._draw()
+            entry = self._cache.compute(problem, seed, before_case=self._next_step)
+            if self._prepare is not None:
+                self._next_step()
+                self._prepare(problem, entry)
+        finally:
+            self._gate.end_step()
         key = (problem.slug, problem.version)
         with self._lock:
             if key in self._problems:
                 self._ready[key].append((seed, entry))
 
-    def _idle(self) -> None:
-        self._gate.wait_idle(self._stopping)
-        if self._stopping.is_set():
+    def _next_step(self) -> None:
+        self._gate.end_step()
+        self._begin()
+
+    def _begin(self) -> None:
+        if not self._gate.begin_step(self._stopping):
             raise _Stopping
 
 

@@ -389,6 +389,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "send your code with the input: a torch-tier problem's code runs on the server",
         "zh": "请把代码和输入一起发送：torch 层题目的代码在服务器上运行",
     },
+    "err_try_input_browser": {
+        "en": "send the input alone: a browser-tier problem's code runs in your browser, on the "
+        "reference's answer",
+        "zh": "请只发送输入：浏览器层题目的代码在你的浏览器里运行，并与参考解的答案比较",
+    },
     "err_runs_in_browser": {
         "en": "{slug} runs in your browser: press Run on its page (the server runs only "
         "torch-tier problems, which the browser cannot)",

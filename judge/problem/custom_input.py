@@ -10,6 +10,7 @@ languages: not JSON, too large, the wrong shape, or what the problem's validator
 from __future__ import annotations
 
 import json
+import math
 import types
 from dataclasses import dataclass
 
@@ -24,7 +25,13 @@ CUSTOM_CASE = "custom"
 # A custom input is typed or pasted: a public case's arguments are a few hundred bytes,
 # and this keeps a learner's run as cheap for the server as a public case.
 MAX_INPUT_BYTES = 64 << 10
-# What `validate_args` in cases.py is called; it raises ValueError with the reason.
+# The deepest nesting an input may have: a public case's arguments are two or three levels
+# deep, and the wire codec and pickling between processes recurse per level.
+MAX_DEPTH = 64
+# The longest int an input may write: Python reads at most 4300 digits, far past any size.
+MAX_INT_DIGITS = 1000
+# What `validate_args` in cases.py is called; it raises ValueError with the reason (one
+# string, or an English and a Chinese one).
 VALIDATOR = "validate_args"
 
 _JSON_TYPES = {
@@ -123,16 +130,67 @@ class CustomInput:
 
 def parse_input(text: str) -> object:
     """JSON text as the arguments it says, before anything about the problem is asked: what
-    a server checks where the text arrives. InputRefused says why not (too large, not JSON)."""
+    a server checks where the text arrives. InputRefused says why not: too large, not JSON,
+    a number no float or int here holds (1e400 would be infinity), text that is not Unicode
+    (it could be stored nowhere), or nesting deeper than MAX_DEPTH."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
         raise InputRefused(say("input.too_large", limit=f"{MAX_INPUT_BYTES:,}"))
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        args = json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int
+        )
+    except _OutOfRange as exc:
+        raise InputRefused(say("input.number_out_of_range", number=exc.number)) from None
     except (ValueError, RecursionError) as exc:
         where = raw("")
         if isinstance(exc, json.JSONDecodeError):
             where = say("input.at", line=exc.lineno, column=exc.colno)
         raise InputRefused(say("input.not_json", where=where)) from None
+    _check_values(args)
+    return args
+
+
+def _check_values(args: object) -> None:
+    """Refuse deep nesting and text no UTF-8 encoder takes, walking without recursion."""
+    stack: list[tuple[object, int]] = [(args, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputRefused(say("input.too_deep", depth=MAX_DEPTH))
+        if isinstance(value, str):
+            _check_text(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(key)
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputRefused(say("input.bad_text")) from None
+
+
+class _OutOfRange(ValueError):
+    def __init__(self, number: str) -> None:
+        super().__init__(number)
+        self.number = number if len(number) <= 40 else number[:37] + "..."
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(text)
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _OutOfRange(text)
+    return int(text)
 
 
 def _validator_refusal(driver: types.ModuleType, args: object) -> Message | None:
@@ -143,6 +201,9 @@ def _validator_refusal(driver: types.ModuleType, args: object) -> Message | None
     try:
         validate(args)
     except ValueError as exc:
+        said = exc.args
+        if len(said) == 2 and all(type(text) is str for text in said):
+            return say("input.both", en=said[0], zh=said[1])
         return raw(str(exc) or type(exc).__name__)
     return None
 

@@ -11,6 +11,7 @@ Nothing here is a submission: there is no seed, no hidden case and no score.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 
 from judge.errors import InputRefused
@@ -36,6 +37,8 @@ from judge.wire.tensor import TensorData
 # hundred bytes): an input that makes the reference answer with megabytes is answered with
 # its shown form only, and the page says it cannot compare it.
 MAX_CASE_CHARS = 256 << 10
+
+log = logging.getLogger(__name__)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -103,7 +106,8 @@ def run_custom(
             return _run(problem, custom, source, launcher)
         with WorkDir() as workdir:
             return _run(problem, custom, source, LocalLauncher(workdir.path))
-    except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the learner
+    except Exception:  # whatever broke, it was the judge, not the learner
+        log.exception("a custom input on %s failed", problem.slug)
         return CustomRun(custom.args, reference_failure=say("input.judge_failed"))
 
 

@@ -221,3 +221,36 @@ def test_an_answer_too_large_to_send_is_shown_but_not_sent_as_a_case(
     large = run_custom(problem, [1, 200_000]).to_dict()
     assert large["answered"] and large["expected"] is None and "case" not in large
     assert len(str(large["reference"])) < 20_000  # the shown form is bounded
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"a": "\\ud800"}', "is not valid Unicode"),
+        ('{"a": 1e400}', "a number outside what the judge takes (1e400)"),
+        ("[" + "1" * 2000 + "]", "a number outside what the judge takes"),
+        ("[" * 100 + "]" * 100, "nested more than 64 levels deep"),
+    ],
+)
+def test_input_no_server_could_store_or_send_back_is_refused_where_it_arrives(
+    text: str, says: str
+) -> None:
+    """A lone surrogate could be stored by no database (the run then held its slot until it
+    was given up as lost), 1e400 became Infinity, which no browser parses, and deep nesting
+    broke the judge's own pickling: each is the input's fault, said in both languages."""
+    from judge.problem.custom_input import parse_input
+
+    with pytest.raises(InputRefused) as refused:
+        parse_input(text)
+    assert refused.value.said is not None and says in refused.value.said.en
+    assert refused.value.said.render("zh") != refused.value.said.en
+
+
+def test_a_problems_own_reason_is_said_in_both_languages() -> None:
+    problem = ProblemSet(PROBLEMS).get("block-table")
+    with pytest.raises(InputRefused) as refused:
+        CustomInput.from_args(problem, {**TRACE, "num_blocks": 0})
+    said = refused.value.said
+    assert said is not None
+    assert "num_blocks must be a whole number from 1 to 4096" in said.en
+    assert "num_blocks 必须是 1 到 4096 的整数" in said.render("zh")

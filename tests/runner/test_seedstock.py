@@ -24,7 +24,7 @@ def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
 
 @pytest.fixture
 def stock() -> Iterator[tuple[SeedStock, ReferenceCache, IdleGate]]:
-    cache, gate = ReferenceCache(), IdleGate()
+    cache, gate = ReferenceCache(), IdleGate(settle_s=0.05)
     seeds = itertools.count(1000)
     made = SeedStock(cache, gate, 1, draw=lambda: next(seeds))
     yield made, cache, gate
@@ -56,7 +56,7 @@ def test_nothing_is_computed_while_the_judge_is_busy(
     judging = threading.Thread(target=lambda: _hold(gate, release))
     judging.start()
     try:
-        _until(lambda: gate._jobs == 1)
+        _until(lambda: gate.jobs == 1)
         assert seeds.take(add_problem) is None
         time.sleep(0.5)
         assert seeds.ready(add_problem) == 0  # waits for the judging to end
@@ -80,13 +80,13 @@ def test_a_depth_of_zero_stocks_nothing(add_problem: ProblemSpec) -> None:
 
 
 def test_closing_stops_a_stock_that_waits_for_idle(add_problem: ProblemSpec) -> None:
-    gate = IdleGate()
+    gate = IdleGate(settle_s=0.05)
     seeds = SeedStock(ReferenceCache(), gate, 1)
     release = threading.Event()
     judging = threading.Thread(target=lambda: _hold(gate, release))
     judging.start()
     try:
-        _until(lambda: gate._jobs == 1)
+        _until(lambda: gate.jobs == 1)
         seeds.take(add_problem)
         started = time.monotonic()
         seeds.close()
@@ -101,3 +101,36 @@ def test_the_drawn_seeds_are_63_bit_and_unpredictable() -> None:
 
     drawn = {draw_seed() for _ in range(200)}
     assert len(drawn) == 200 and all(0 <= seed < 2**63 for seed in drawn)
+
+
+def test_a_step_begins_only_after_the_judge_has_been_idle_for_a_moment() -> None:
+    gate, stopping = IdleGate(settle_s=0.3), threading.Event()
+    with gate.busy():
+        pass
+    started = time.monotonic()
+    assert gate.begin_step(stopping)
+    assert time.monotonic() - started >= 0.25  # the settle period after the last judging
+    gate.end_step()
+
+
+def test_a_timed_judging_waits_for_a_step_under_way_and_an_untimed_one_does_not() -> None:
+    gate, stopping = IdleGate(settle_s=0.0), threading.Event()
+    assert gate.begin_step(stopping)
+    entered: list[str] = []
+
+    def judge(kind: str, exclusive: bool) -> None:
+        with gate.busy(exclusive=exclusive):
+            entered.append(kind)
+
+    timed = threading.Thread(target=judge, args=("timed", True))
+    plain = threading.Thread(target=judge, args=("plain", False))
+    timed.start()
+    plain.start()
+    plain.join(5)
+    time.sleep(0.2)
+    assert entered == ["plain"]  # the timed one still waits for the step
+    gate.end_step()
+    timed.join(5)
+    assert entered == ["plain", "timed"]
+    stopping.set()
+    assert not gate.begin_step(stopping)  # a stopping stock begins nothing

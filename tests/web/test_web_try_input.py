@@ -5,6 +5,7 @@ run, rate limited with the runs, never an attempt; and the page says how to do i
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,14 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, WRONG, write_web_problem
+from sqlalchemy import select
 from test_web_api_accounts import error_of
 from test_web_runs import TORCH, run_app, stored_rows, wait_run
 from web_helpers import Account, make_user, state
 
 from web.config import RateLimit
+from web.judging.runs import LocalRunDispatch, PublicRuns
+from web.store.models import User
 
 ONE_TWO = '{"a": 1, "b": 2}'
 
@@ -123,8 +127,11 @@ def test_an_input_the_reference_cannot_take_says_so_without_its_traceback(
         ("add-two", {"input": "[1,"}, "invalid_input", "input", "your input is not JSON (line 1"),
         ("add-two", {"input": "NaN"}, "invalid_input", "input", "your input is not JSON"),
         ("add-two", {"input": "[" * 100_000}, "invalid_input", "input", "larger than"),
+        ("add-two", {"input": '{"a": "\\ud800", "b": 1}'}, "invalid_input", "input", "Unicode"),
+        ("add-two", {"input": '{"a": 1e400, "b": 1}'}, "invalid_input", "input", "(1e400)"),
+        ("add-two", {"input": ONE_TWO, "code": GOOD}, "runs_in_browser", "code", "input alone"),
         ("add-two", {"input": ONE_TWO, "code": 7}, "invalid_field", "code", "code"),
-        ("add-two", {"input": ONE_TWO, "code": " \n"}, "invalid_code", "code", ""),
+        (TORCH, {"input": ONE_TWO, "code": " \n"}, "invalid_code", "code", ""),
         (TORCH, {"input": ONE_TWO}, "code_required", "code", "send your code with the input"),
     ],
 )
@@ -165,3 +172,36 @@ def test_inputs_are_counted_with_the_runs_per_user(
         assert again.status_code == 429 and error_of(again)["code"] == "rate_limited"
     finally:
         state(app).close()
+
+
+class _UnstorableJudge:
+    """A judge whose answer no strict JSON holds (as Infinity or a lone surrogate would be)."""
+
+    def try_input(self, problem: object, args: object, code: object) -> dict[str, Any]:
+        return {"args": args, "answered": True, "reference": float("inf")}
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_result_that_cannot_be_stored_ends_the_run_as_the_judges_failure(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Before, the write raised in the run's thread, silently: the run held its slot, and
+    every other learner's run was refused as busy, until it was given up minutes later."""
+    st = state(app)
+    make_user(client, "ada")
+    with st.sessions() as db:
+        user_id = db.scalar(select(User.id).where(User.username == "ada"))
+    dispatch = LocalRunDispatch(st.sessions, st.catalog.get, _UnstorableJudge(), 1)  # type: ignore[arg-type]
+    runs = PublicRuns(st.sessions, dispatch, 1)
+    try:
+        started = runs.start(user_id, st.catalog.get("add-two"), None, ONE_TWO)
+        deadline = time.monotonic() + 30
+        while (view := runs.get(user_id, started["id"]))["status"] != "done":
+            assert time.monotonic() < deadline, "the run was never finished"
+            time.sleep(0.05)
+        assert view["custom"]["reference_failure"]["en"].startswith("the judge could not run")
+        assert runs.running() == 0
+    finally:
+        dispatch.close()

@@ -57,6 +57,8 @@ def try_input(slug: str) -> Any:
         raise Invalid("not_code", translated(judge_say("input.not_code", slug=problem.slug)))
     if code is None and problem.tier == "torch":
         raise Invalid("code_required", say("err_try_input_code"), field="code")
+    if code is not None and problem.tier != "torch":  # the page runs it: the server need not
+        raise Invalid("runs_in_browser", say("err_try_input_browser"), field="code")
     if code is not None:
         reason = core_seam.source_problem(code)
         if reason is not None:

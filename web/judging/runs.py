@@ -20,7 +20,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -229,16 +229,31 @@ def judge_run(
         result = _judge_public(judge, problems, slug, code, run_id)
     else:
         result = _try_input(judge, problems, slug, code, input_json, run_id)
+    try:
+        _finish(sessions, run_id, result)
+    except Exception:  # the result could not be stored: store that the judge failed instead
+        log.exception("storing run %s of %s failed", run_id, slug)
+        _finish(sessions, run_id, _failed(slug, input_json))
+
+
+def _finish(sessions: sessionmaker[Session], run_id: str, result: dict[str, Any]) -> None:
+    # ASCII-escaped strict JSON: whatever text a result quotes (a lone surrogate, a NUL)
+    # is stored by every database, and every browser parses what it reads back.
+    text = json.dumps(result, ensure_ascii=True, allow_nan=False)
     with transaction(sessions) as db:
         db.execute(
             update(PublicRun)
             .where(PublicRun.id == run_id, PublicRun.status == RUNNING)
-            .values(
-                status=DONE,
-                report_json=json.dumps(result, ensure_ascii=False),  # the learner's view
-                finished_at=utcnow(),
-            )
+            .values(status=DONE, report_json=text, finished_at=utcnow())
         )
+
+
+def _failed(slug: str, input_json: str | None) -> dict[str, Any]:
+    """The learner's view of a run the judge could not finish."""
+    if input_json is None:
+        return dict(internal_error(slug, None, "the judge failed").to_dict())
+    failed = messages.say("input.judge_failed")
+    return CustomRun(json.loads(input_json), reference_failure=failed).to_dict()
 
 
 def _judge_public(
@@ -273,6 +288,12 @@ def _try_input(
     return core_seam.try_input(judge, problem, args, code)
 
 
+def _log_failure(job: Future[None]) -> None:
+    """A run whose job raised stays running until it is given up as lost: say why, once."""
+    if not job.cancelled() and job.exception() is not None:
+        log.error("a public run failed", exc_info=job.exception())
+
+
 class LocalRunDispatch:
     """The embedded queue's runs: `slots` threads in this process."""
 
@@ -289,7 +310,8 @@ class LocalRunDispatch:
         self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="public-run")
 
     def send(self, run_id: str, problem: ProblemSpec) -> None:
-        self._executor.submit(judge_run, self._sessions, self._problems, self._judge, run_id)
+        job = self._executor.submit(judge_run, self._sessions, self._problems, self._judge, run_id)
+        job.add_done_callback(_log_failure)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -2,6 +2,7 @@
 // server judges the public cases) and "Try your own input" (the reference runs on the
 // server). Nothing is stored as an attempt; this module starts the run and polls for it.
 import { requestJSON } from "./http.js";
+import { t } from "./i18n.js";
 
 const POLL_START_MS = 250;
 const POLL_MAX_MS = 1000;
@@ -17,7 +18,7 @@ export async function pollRun(url, body, { sleep = wait, now = Date.now } = {}) 
     let run = await requestJSON(url, { method: "POST", body });
     let delay = POLL_START_MS;
     while (run.status !== "done") {
-      if (now() - started > GIVE_UP_MS) return { status: "failed", message: "no result after 3 minutes" };
+      if (now() - started > GIVE_UP_MS) return { status: "failed", message: t("noRunResult") };
       await sleep(delay);
       delay = Math.min(POLL_MAX_MS, delay * 1.5);
       run = await requestJSON(run.url);
