@@ -450,7 +450,26 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "{path}：这是文件夹，不是文件",
     },
     "cli.cannot_read": {"en": "{path}: cannot read ({error})", "zh": "{path}：读不了（{error}）"},
-    "cli.progress": {"en": "case {done}/{total}", "zh": "用例 {done}/{total}"},
+    "cli.progress": {
+        "en": "{phase} ({done}/{total} cases run)",
+        "zh": "{phase}（已运行 {done}/{total} 个用例）",
+    },
+    # Where a judging has got to (judge/run/phase.py): the CLI's progress line and the page's.
+    "phase.preparing": {
+        "en": "preparing the hidden cases: the reference answers them",
+        "zh": "正在准备隐藏用例：参考解正在作答",
+    },
+    "phase.calibrating": {
+        "en": "measuring the reference's CPU time",
+        "zh": "正在测量参考解的 CPU 时间",
+    },
+    "phase.case": {"en": "case {step} of {of}", "zh": "第 {step}/{of} 个用例"},
+    "phase.warm_up": {
+        "en": "warming up before the timed repetitions",
+        "zh": "计时之前的预热",
+    },
+    "phase.timed": {"en": "timed repetition {step} of {of}", "zh": "第 {step}/{of} 次计时重复"},
+    "phase.done": {"en": "writing the report", "zh": "正在生成报告"},
     "cli.check_header": {"en": "problem||check|detail", "zh": "题目||检查|详情"},
     "cli.check_ok": {"en": "ok", "zh": "通过"},
     "cli.check_fail": {"en": "FAIL", "zh": "失败"},
@@ -467,6 +486,19 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "你的输入不是 JSON{where}：请像公开用例那样，把参数写成一个 JSON 值",
     },
     "input.at": {"en": " (line {line}, column {column})", "zh": "（第 {line} 行第 {column} 列）"},
+    "input.both": {"en": "{en}", "zh": "{zh}"},  # a problem's own reason, in both languages
+    "input.bad_text": {
+        "en": "a string in your input is not valid Unicode (a lone surrogate such as \\ud800)",
+        "zh": "你的输入里有一个字符串不是合法的 Unicode（例如单独的代理项 \\ud800）",
+    },
+    "input.too_deep": {
+        "en": "your input is nested more than {depth} levels deep",
+        "zh": "你的输入嵌套超过了 {depth} 层",
+    },
+    "input.number_out_of_range": {
+        "en": "your input has a number outside what the judge takes ({number})",
+        "zh": "你的输入里有一个超出判题程序可接受范围的数（{number}）",
+    },
     "input.too_large": {
         "en": "your input is larger than {limit} bytes",
         "zh": "你的输入超过了 {limit} 字节",

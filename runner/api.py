@@ -17,7 +17,7 @@ from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import TrustedInputs, internal_error
-from judge.run.session import Progress
+from judge.run.phase import Phase, Progress, Stage
 from runner.launchers.sandbox import SandboxLauncher, SandboxUnavailable
 from runner.refcache import Entry, ReferenceCache
 from runner.seedstock import IdleGate, SeedStock
@@ -82,12 +82,13 @@ class Runner:
         progress: Progress | None = None,
     ) -> Report:
         """Judge `source`; raises SourceError for unacceptable source, else returns a report.
-        `progress(done, total)` is called as cases finish."""
+        `progress(phase)` says where it has got to (judge.run.phase), as it moves."""
         spec = self.problems.get(problem) if isinstance(problem, str) else problem
         kind = kind_of(spec)
         if not kind.runs_code:  # answers are data: judged here, nothing is run
             return kind.judge(spec, source, seed=seed)
-        with self.gate.busy():  # the seed stock waits meanwhile
+        # The seed stock waits meanwhile; a timed judging also waits for its step to end.
+        with self.gate.busy(exclusive=spec.speed is not None):
             return self._judge(spec, source, seed, limits, progress)
 
     def _judge(
@@ -100,7 +101,11 @@ class Runner:
     ) -> Report:
         kind = kind_of(spec)
         try:
+            if progress is not None and not self.cache.has(spec, seed):
+                progress(Phase(Stage.PREPARING, 0, 0))  # its count is known once they exist
             entry = self.cache.entry(spec, seed)
+            if progress is not None and self.cache.needs_calibration(spec, entry.cases):
+                progress(Phase.before(Stage.CALIBRATING, entry.cases))
             cpu = self.cache.cpu(spec, seed, self.launcher)
         except Exception:
             import traceback

@@ -92,6 +92,19 @@ class ReferenceCache:
         expected = expected_observations(problem, cases, before_case)
         return Entry(cases, expected, budget_for(expected))
 
+    def has(self, problem: ProblemSpec, seed: int | None) -> bool:
+        """Whether (problem, seed)'s entry is kept (an `entry` now computes nothing)."""
+        with self._lock:
+            return (problem.slug, problem.version, seed) in self._entries
+
+    def needs_calibration(self, problem: ProblemSpec, cases: list[Case]) -> bool:
+        """Whether `cpu_for` would run the reference for some of `cases` now."""
+        if problem.cpu_rule is None:
+            return False
+        with self._cpu_lock:
+            known = self._cpu.get((problem.slug, problem.version), {})
+        return known is not None and any(c.calibrated and c.name not in known for c in cases)
+
     def put(self, problem: ProblemSpec, seed: int | None, entry: Entry) -> None:
         """Keep an entry computed ahead (runner.seedstock), so its submission finds it."""
         with self._lock:

@@ -35,6 +35,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.grading.report import CaseResult, Report
     from judge.run.interfaces import Launcher
+    from judge.run.phase import Progress
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130
@@ -532,11 +533,14 @@ def read_source(path: Path) -> str:
         raise UsageError(say("cli.slug_reason", slug=str(path), reason=raw(str(exc)))) from None
 
 
-def _progress_in(lang: str) -> Callable[[int, int], None]:
-    def progress(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        line = say("cli.progress", done=done, total=total).render(lang)
-        print(f"\r  {line}", end=end, file=sys.stderr, flush=True)
+def _progress_in(lang: str) -> Progress:
+    from judge.run.phase import Phase, Stage
+
+    def progress(phase: Phase) -> None:
+        end = "\n" if phase.stage is Stage.DONE else ""
+        said = say("cli.progress", phase=phase.said(), done=phase.done, total=phase.total)
+        # Padded: a shorter line overwrites a longer one on the same terminal row.
+        print(f"\r  {said.render(lang):<60}", end=end, file=sys.stderr, flush=True)
 
     return progress
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from judge.problem.limits import Limits
     from judge.run.interfaces import Launcher
     from judge.run.judge_source import TrustedInputs
-    from judge.run.session import Progress
+    from judge.run.phase import Progress
 
 
 class CodeKind(ProblemKindType):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from judge.problem.limits import Limits
     from judge.run.interfaces import Launcher
     from judge.run.judge_source import TrustedInputs
-    from judge.run.session import Progress
+    from judge.run.phase import Progress
 
 BUNDLE_FORMAT = 1  # every kind's public bundle says which format it is written in
 

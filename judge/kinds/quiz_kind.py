@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from judge.quiz.questions import Question, Quiz
     from judge.run.interfaces import Launcher
     from judge.run.judge_source import TrustedInputs
-    from judge.run.session import Progress
+    from judge.run.phase import Progress
 
 
 class QuizKind(ProblemKindType):

@@ -34,7 +34,8 @@ from judge.problem.limits import CpuAllowance, Limits
 from judge.problem.spec import ProblemKind, ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
 from judge.run.launch import LocalLauncher
-from judge.run.session import Progress, Session, SessionResult
+from judge.run.phase import Phase, Progress, Stage
+from judge.run.session import Session, SessionResult
 from judge.run.source_check import validate_source
 from judge.run.workdir import WorkDir
 from judge.verdict import Verdict, overall
@@ -189,12 +190,18 @@ def _drive(
     if run.cpu is None and problem.cpu_rule is not None:
         from judge.run.calibration import calibrate  # only problems with calibrated cases
 
+        if progress is not None:
+            progress(Phase.before(Stage.CALIBRATING, cases))
         reference = load_message(problem, problem.reference_source())
         run.cpu = calibrate(problem, cases, launcher, limits, reference)
     handle = launcher.launch(problem, limits)
     try:
         # The child's interpreter starts while the reference runs here.
-        want = run.expected if run.expected is not None else expected_observations(problem, cases)
+        want = run.expected
+        if want is None:
+            if progress is not None:
+                progress(Phase.before(Stage.PREPARING, cases))
+            want = expected_observations(problem, cases)
         graded: list[CaseResult] = []
 
         def grade_now(case: Case, outcome: Outcome) -> None:
@@ -212,7 +219,11 @@ def _drive(
         session = Session(handle, limits, problem.tier, budget, run.cpu)
         skip = not_worth_timing if problem.speed is not None else None
         load = load_message(problem, source)
-        result = session.run(load, cases, progress, grade_now, skip)
+        counted = None
+        if progress is not None:
+            progress(Phase.next_of(cases, 0))
+            counted = _phases(progress, cases)
+        result = session.run(load, cases, counted, grade_now, skip)
         # Cases never sent (the submission did not load) are graded here: "not run".
         done = len(graded)
         for case, outcome in zip(cases[done:], result.outcomes[done:], strict=True):
@@ -220,6 +231,15 @@ def _drive(
         return result, graded
     finally:
         handle.cleanup()
+
+
+def _phases(progress: Progress, cases: list[Case]) -> Callable[[int, int], None]:
+    """The session's count of cases done, said as what runs next."""
+
+    def counted(done: int, total: int) -> None:
+        progress(Phase.next_of(cases, done))
+
+    return counted
 
 
 def build_report(

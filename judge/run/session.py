@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.run.interfaces import ChildHandle
 
-Progress = Callable[[int, int], None]  # (cases done, cases in all)
+CaseCount = Callable[[int, int], None]  # (cases done, cases in all), after each case
 OnOutcome = Callable[[Case, Outcome], None]  # grades a case the moment its outcome is known
 Skip = Callable[[Case], bool]  # asked before each case: True leaves it out (not timed)
 CPU_POLL_S = 0.05  # how often a calibrated case's CPU count is read while it runs
@@ -121,7 +121,7 @@ class Session:
         self,
         load: dict[str, object],
         cases: list[Case],
-        progress: Progress | None = None,
+        progress: CaseCount | None = None,
         on_outcome: OnOutcome | None = None,
         skip: Skip | None = None,
     ) -> SessionResult:

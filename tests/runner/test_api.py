@@ -175,3 +175,18 @@ def test_a_server_runner_keeps_a_seed_ready_and_judges_with_it_without_computing
         report = runner.judge(problem, problem.reference_source(), seed=seed)
         assert report.verdict.value == "AC" and runner.cache.misses == misses
         assert runner.ready_seed("self-test") is None  # a quiz runs no reference
+
+
+def test_a_fresh_seed_says_it_prepares_its_cases_before_they_run(runner) -> None:  # type: ignore[no-untyped-def]
+    from judge.run.phase import Phase, Stage
+
+    problem = runner.problems.get("attention-decode")
+    seen: list[Phase] = []
+    report = runner.judge(problem, problem.reference_source(), seed=9191, progress=seen.append)
+    assert report.verdict.value == "AC"
+    stages = [p.stage for p in seen]
+    assert stages[0] is Stage.PREPARING and stages[-1] is Stage.DONE
+    assert Stage.CASE in stages and Stage.CALIBRATING not in stages  # no CPU rule here
+    again: list[Phase] = []
+    runner.judge(problem, problem.reference_source(), seed=9191, progress=again.append)
+    assert again[0].stage is Stage.CASE  # the cached seed prepares nothing

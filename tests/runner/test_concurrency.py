@@ -9,6 +9,7 @@ import pytest
 
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
+from judge.run.phase import Phase
 from judge.verdict import Verdict
 from runner.launchers.sandbox import SandboxLauncher
 
@@ -79,9 +80,9 @@ def test_a_worker_dying_mid_job_is_an_internal_error_and_is_replaced(
             jobs.append(handle.job)
             return handle
 
-    def kill_after_the_first_case(done: int, total: int) -> None:
+    def kill_after_the_first_case(phase: Phase) -> None:
         # Between two cases, whatever the machine's load: the job is certainly mid-way.
-        if done == 1:
+        if phase.done == 1:
             jobs[0].worker.kill()
 
     # The second case waits, so the job is certainly still running when its worker dies (a

@@ -17,6 +17,7 @@ from web_helpers import make_config, make_user, state, submit
 
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec
+from judge.run.phase import Phase, Stage
 from web import create_app
 from web.judging import jobs
 from web.judging.core_seam import Judge, Progress
@@ -29,7 +30,7 @@ class HeldJudge:
     """Delegates to the real judge once released; says how far it got before that."""
 
     real: Judge
-    progress_to_report: tuple[int, int] | None = None
+    progress_to_report: Phase | None = None
     started: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -37,7 +38,7 @@ class HeldJudge:
         self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
     ) -> Report:
         if progress is not None and self.progress_to_report is not None:
-            progress(*self.progress_to_report)
+            progress(self.progress_to_report)
         self.started.set()
         assert self.release.wait(60), "the test never released the judge"
         return self.real.run(problem, code, seed)
@@ -147,7 +148,7 @@ def test_progress_is_shown_while_running_and_cleared_with_the_verdict(held_app: 
     client = held_app.test_client()
     ada = make_user(client, "ada")
     sid = submit(client, ada, GOOD)
-    slow = HeldJudge(state(held_app).judge, progress_to_report=(3, 10))
+    slow = HeldJudge(state(held_app).judge, progress_to_report=Phase(Stage.TIMED, 3, 10, 2, 7))
     thread = threading.Thread(target=jobs.run_job, args=(_context(held_app, slow, "a"), sid))
     thread.start()
     try:
@@ -157,7 +158,8 @@ def test_progress_is_shown_while_running_and_cleared_with_the_verdict(held_app: 
         while view["progress"] is None and time.monotonic() < deadline:
             time.sleep(0.1)
             view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
-        assert (view["status"], view["progress"]) == ("running", {"done": 3, "total": 10})
+        progress = {"done": 3, "total": 10, "stage": "timed", "step": 2, "of": 7}
+        assert (view["status"], view["progress"]) == ("running", progress)
     finally:
         slow.release.set()
         thread.join(60)

@@ -207,11 +207,17 @@ def summary(sub: Submission, username: str) -> dict[str, Any]:
     }
 
 
-def _progress(sub: Submission) -> dict[str, int] | None:
-    """Cases judged so far while running ("case 12 of 46"); None before the first and after."""
+def _progress(sub: Submission) -> dict[str, object] | None:
+    """Where judging has got to while running: cases done of all, and what runs now
+    (`stage`, its `step` of `of`: "timed repetition 4 of 9"); None before the judge says
+    and after."""
     if sub.status != SubmissionStatus.RUNNING or sub.progress_total is None:
         return None
-    return {"done": sub.progress_done or 0, "total": sub.progress_total}
+    out: dict[str, object] = {"done": sub.progress_done or 0, "total": sub.progress_total}
+    if sub.progress_stage is not None:
+        out["stage"] = sub.progress_stage
+        out["step"], out["of"] = sub.progress_step or 0, sub.progress_of or 0
+    return out
 
 
 def can_see_details(viewer: Viewer | None, sub: Submission) -> bool:

@@ -17,7 +17,6 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -31,6 +30,7 @@ from judge.kinds.registry import kind_of
 from judge.problem.cases import PUBLIC_SEED
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
+from judge.run import phase
 from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import internal_error
 from judge.run.launch import ChildUser
@@ -109,8 +109,8 @@ def _launcher_factory(spec: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
-# (cases done, cases in all), called as cases finish: the learner's page shows it.
-Progress = Callable[[int, int], None]
+# Where the judging has got to (judge.run.phase), as it moves: the learner's page shows it.
+Progress = phase.Progress
 
 
 class Judge(Protocol):

@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # the catalog imports the judging seam too; only the type is 
     from web.judging.catalog import ProblemCatalog
 
 QUEUED, RUNNING, DONE = SubmissionStatus.QUEUED, SubmissionStatus.RUNNING, SubmissionStatus.DONE
+# A row's progress, cleared when it is claimed and when it is judged.
+NO_PROGRESS: dict[str, None] = dict.fromkeys(
+    ("progress_done", "progress_total", "progress_stage", "progress_step", "progress_of")
+)
 GAVE_UP = "the judge did not finish this submission after {tries} tries"
 
 log = logging.getLogger(__name__)
@@ -110,8 +114,7 @@ def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
                 tries=Submission.tries + 1,
                 lease_until=now + timedelta(seconds=ctx.lease_s),
                 claimed_by=ctx.worker,
-                progress_done=None,
-                progress_total=None,
+                **NO_PROGRESS,
             ),
         )
         if claimed != 1:
@@ -128,9 +131,7 @@ def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
         return Claim(submission_id, *row)
 
 
-def _judge(
-    ctx: JobContext, claim: Claim, progress: Callable[[int, int], None]
-) -> core_seam.JudgedRun:
+def _judge(ctx: JobContext, claim: Claim, progress: core_seam.Progress) -> core_seam.JudgedRun:
     try:
         problem = ctx.problems.get(claim.slug)
         stored = _ready_seed(ctx, claim, problem)
@@ -209,8 +210,7 @@ def _store(ctx: JobContext, claim: Claim, outcome: core_seam.JudgedRun) -> None:
             hardware=outcome.hardware,
             judged_at=now,
             lease_until=None,
-            progress_done=None,
-            progress_total=None,
+            **NO_PROGRESS,
         )
         if stored != 1:
             # Another claim holds the row now (this one's lease ran out, or a rejudge reset

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.run.phase import Phase
 from web.store.db import transaction, utcnow
 
 PROGRESS_EVERY_S = 1.0  # how often the keeper looks at every lease
@@ -41,14 +42,14 @@ class Lease:
         self._write_held = write
         self.label = label
         self._lock = threading.Lock()
-        self._progress: tuple[int, int] | None = None
-        self._written: tuple[int, int] | None = None
+        self._progress: Phase | None = None
+        self._written: Phase | None = None
         self._renewed = utcnow()
 
-    def progress(self, done: int, total: int) -> None:
-        """The judge's progress callback (cases done, cases in all)."""
+    def progress(self, phase: Phase) -> None:
+        """The judge's progress callback: where the judging has got to."""
         with self._lock:
-            self._progress = (done, total)
+            self._progress = phase
 
     def beat(self, now: datetime) -> None:
         """Renew if a third of the lease has passed, write progress if it moved."""
@@ -59,7 +60,9 @@ class Lease:
             return
         values: dict[str, Any] = {"lease_until": now + timedelta(seconds=self._lease_s)}
         if progress is not None:
-            values["progress_done"], values["progress_total"] = progress
+            values["progress_done"], values["progress_total"] = progress.done, progress.total
+            values["progress_stage"] = progress.stage.value
+            values["progress_step"], values["progress_of"] = progress.step, progress.of
         with transaction(self._sessions) as db:
             self._write_held(db, values)
         self._renewed, self._written = now, progress

@@ -135,6 +135,11 @@ class Submission(Base):
     # Cases judged so far of all, while running (written with the lease, about once a second).
     progress_done: Mapped[int | None] = mapped_column(Integer)
     progress_total: Mapped[int | None] = mapped_column(Integer)
+    # ... and what runs now: judge.run.phase.Stage's value, and its `step` of `of`
+    # ("timed", 4, 9: timed repetition 4 of 9).
+    progress_stage: Mapped[str | None] = mapped_column(String(16))
+    progress_step: Mapped[int | None] = mapped_column(Integer)
+    progress_of: Mapped[int | None] = mapped_column(Integer)
     judged_at: Mapped[datetime | None] = mapped_column(DateTime)
 
     __table_args__ = (

@@ -1,7 +1,8 @@
-// A submission's own page, opened before its verdict: poll the API and reload the
-// server-rendered page once, when the verdict is stored.
+// A submission's own page, opened before its verdict: poll the API, say where judging has
+// got to in the status ("timed repetition 4 of 9"), and reload the server-rendered page
+// once, when the verdict is stored.
 import { requestJSON } from "./http.js";
-import { isFinal } from "./submissions.js";
+import { isFinal, statusLabel } from "./submissions.js";
 
 const POLL_MS = 500;
 
@@ -19,5 +20,7 @@ export async function followSubmission(element) {
       window.location.reload();
       return;
     }
+    const status = element.querySelector(".status");
+    if (status) status.textContent = statusLabel(view);
   }
 }

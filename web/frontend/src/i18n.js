@@ -69,6 +69,8 @@ const STRINGS = {
     queued: "Queued",
     judging: "Judging…",
     judgingCases: "Judging… {done} of {total} cases done",
+    judgingPhase: "Judging… {phase} ({done} of {total} cases run)",
+    judgingStage: "Judging… {phase}",
     submitFailed: "Submission failed: {message}",
     loginToSubmit: "Log in to submit",
     noSubmissions: "No submissions yet.",
@@ -102,6 +104,7 @@ const STRINGS = {
     tryNoCase: "the reference's answer is too large to compare in the page",
     tryPythonBusy: "Python is still loading or running: try again in a moment",
     tryTimeout: "Your code ran past the time limit on this input and was stopped.",
+    noRunResult: "no result after 3 minutes: the server may be busy; try again",
     verdict: {
       AC: "Accepted",
       WA: "Wrong answer",
@@ -175,6 +178,8 @@ const STRINGS = {
     queued: "排队中",
     judging: "评测中…",
     judgingCases: "评测中…已完成 {done}/{total} 个用例",
+    judgingPhase: "评测中…{phase}（已运行 {done}/{total} 个用例）",
+    judgingStage: "评测中…{phase}",
     submitFailed: "提交失败：{message}",
     loginToSubmit: "登录后提交",
     noSubmissions: "还没有提交记录。",
@@ -206,6 +211,7 @@ const STRINGS = {
     tryNoCase: "参考解的答案太大，无法在页面里比较",
     tryPythonBusy: "Python 还在加载或正在运行：请稍后再试",
     tryTimeout: "你的代码在这组输入上超出了时间限制，已被停止。",
+    noRunResult: "3 分钟后仍没有结果：服务器可能正忙，请再试一次",
     verdict: {
       AC: "答案正确",
       WA: "答案错误",

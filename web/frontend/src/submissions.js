@@ -4,8 +4,8 @@
 import { clear, h } from "./dom.js";
 import { timeElement } from "./dates.js";
 import { requestJSON } from "./http.js";
-import { t } from "./i18n.js";
-import { caseList, compileErrorView, notice, verdictBadge } from "./results.js";
+import { lang, t } from "./i18n.js";
+import { caseList, compileErrorView, notice, renderMessage, verdictBadge } from "./results.js";
 
 const POLL_START_MS = 150;
 const POLL_MAX_MS = 1000;
@@ -38,15 +38,26 @@ export async function submitAndWait(urls, slug, code, onUpdate) {
 }
 
 // The summary line's words: the verdict once judged, else where judging has got to (the
-// server writes "cases done of all" about once a second while a worker runs it).
-export function statusLabel(submission) {
+// server writes the cases done of all, and what runs now, about once a second while a
+// worker runs it).
+export function statusLabel(submission, catalog = undefined) {
   if (isFinal(submission) && submission.verdict) return t(`verdict.${submission.verdict}`);
   if (String(submission.status).toLowerCase() === "queued") return t("queued");
   const progress = submission.progress;
-  if (progress && Number.isInteger(progress.done) && Number.isInteger(progress.total) && progress.total > 0) {
-    return t("judgingCases", { done: progress.done, total: progress.total });
-  }
+  const counted = progress && Number.isInteger(progress.done) && Number.isInteger(progress.total) && progress.total > 0;
+  const phase = phaseText(progress, lang, catalog);
+  if (phase && counted) return t("judgingPhase", { phase, done: progress.done, total: progress.total });
+  if (phase) return t("judgingStage", { phase }); // before its cases exist: preparing them
+  if (counted) return t("judgingCases", { done: progress.done, total: progress.total });
   return t("judging");
+}
+
+// What runs now ("timed repetition 4 of 9"), in the judge's own words (judge/run/phase.py),
+// or null where the server did not say (an older worker) or the catalog lacks the stage.
+export function phaseText(progress, language = lang, catalog = undefined) {
+  if (!progress || typeof progress.stage !== "string" || !/^[a-z_]+$/.test(progress.stage)) return null;
+  const args = { step: progress.step ?? 0, of: progress.of ?? 0 };
+  return renderMessage(`phase.${progress.stage}`, args, language, catalog);
 }
 
 
