@@ -153,5 +153,5 @@ def test_a_kv_size_that_forgets_gqa_stands_beside_its_k_and_v(page: Any) -> None
     # Both bars write their total, so the two are read side by side (the fault:
     # the expected bar listed K and V alone).
     texts = [picture.locator(f"figure[data-side={s}] .bar-text").inner_text() for s in SIDES]
-    assert texts == ["K (keys) 57344 · V (values) 57344 = total 114688", "!total 229376"]
+    assert texts == ["K (keys) 57344 · V (values) 57344 = total 114688", "! total 229376"]
     shoot(picture, "bars-kv-bytes-failure")
