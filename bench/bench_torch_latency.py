@@ -31,6 +31,7 @@ from judge.kinds.registry import kind_of
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import TrustedInputs
+from judge.run.phase import Phase
 from runner.api import Runner
 from runner.seedstock import draw_seed
 
@@ -63,8 +64,8 @@ def judge_once(runner: Runner, problem: ProblemSpec, seed: int) -> Phases:
         mark = time.perf_counter()
         first: list[float] = []
 
-        def progress(done: int, total: int) -> None:
-            if not first:
+        def progress(phase: Phase) -> None:
+            if phase.done and not first:  # the first case's verdict is in
                 first.append(time.perf_counter())
 
         trusted = TrustedInputs(entry.cases, entry.expected, entry.budget, cpu)
