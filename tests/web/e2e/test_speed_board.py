@@ -46,6 +46,7 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         judge_seed=JUDGE_SEED,
         workers=1,
         judge_backend="sandbox",
+        ready_seeds=0,  # no seed stock working beside the judgings under test
     )
     app = create_app(config)
     try:
