@@ -469,7 +469,7 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "计时之前的预热",
     },
     "phase.timed": {"en": "timed repetition {step} of {of}", "zh": "第 {step}/{of} 次计时重复"},
-    "phase.done": {"en": "writing the report", "zh": "正在生成报告"},
+    "phase.reporting": {"en": "writing the report", "zh": "正在生成报告"},
     "cli.check_header": {"en": "problem||check|detail", "zh": "题目||检查|详情"},
     "cli.check_ok": {"en": "ok", "zh": "通过"},
     "cli.check_fail": {"en": "FAIL", "zh": "失败"},
@@ -486,7 +486,9 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "你的输入不是 JSON{where}：请像公开用例那样，把参数写成一个 JSON 值",
     },
     "input.at": {"en": " (line {line}, column {column})", "zh": "（第 {line} 行第 {column} 列）"},
-    "input.both": {"en": "{en}", "zh": "{zh}"},  # a problem's own reason, in both languages
+    # A problem's own reason (cases.py's validate_args), written by the problem in both
+    # languages: each language shows its own argument (tests/judge/test_messages.py).
+    "input.both": {"en": "{en}", "zh": "{zh}"},
     "input.bad_text": {
         "en": "a string in your input is not valid Unicode (a lone surrogate such as \\ud800)",
         "zh": "你的输入里有一个字符串不是合法的 Unicode（例如单独的代理项 \\ud800）",

@@ -23,6 +23,7 @@ ALLOWED = {
     ("runner/worker.py", "done"): "a field of the worker's message to the runner",
     ("runner/job.py", "done"): "reads that field",
     ("web/attempts/submissions.py", "done"): "the progress field's cases done so far, not a status",
+    ("judge/run/phase.py", "done"): "the same field, as the judge writes it",
     ("judge/pictures/bar_art.py", "running"): "the scheduler problem's list of running requests",
 }
 

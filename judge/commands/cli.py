@@ -537,7 +537,7 @@ def _progress_in(lang: str) -> Progress:
     from judge.run.phase import Phase, Stage
 
     def progress(phase: Phase) -> None:
-        end = "\n" if phase.stage is Stage.DONE else ""
+        end = "\n" if phase.stage is Stage.REPORTING else ""
         said = say("cli.progress", phase=phase.said(), done=phase.done, total=phase.total)
         # Padded: a shorter line overwrites a longer one on the same terminal row.
         print(f"\r  {said.render(lang):<60}", end=end, file=sys.stderr, flush=True)

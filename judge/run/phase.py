@@ -18,7 +18,7 @@ class Stage(StrEnum):
     CASE = "case"  # a correctness case runs
     WARM_UP = "warm_up"  # the untimed run before the timed repetitions
     TIMED = "timed"  # a timed repetition runs
-    DONE = "done"  # every case has run; the report is being written
+    REPORTING = "reporting"  # every case has run; the report is being written
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class Phase:
     def next_of(cls, cases: list[Case], done: int) -> Phase:
         """What runs once `done` cases have: the next case, counted within its kind."""
         if done >= len(cases):
-            return cls(Stage.DONE, done, len(cases))
+            return cls(Stage.REPORTING, done, len(cases))
         upcoming = cases[done]
         stage = _stage_of(upcoming)
         same = [c for c in cases if _stage_of(c) is stage]

@@ -31,7 +31,7 @@ def test_each_case_is_counted_within_its_kind() -> None:
         (Stage.TIMED, 1, 3),
         (Stage.TIMED, 2, 3),
         (Stage.TIMED, 3, 3),
-        (Stage.DONE, 0, 0),
+        (Stage.REPORTING, 0, 0),
     ]
     assert [p.done for p in phases] == list(range(7)) and {p.total for p in phases} == {6}
 
@@ -52,7 +52,7 @@ def test_a_speed_judging_goes_from_its_cases_to_its_timed_repetitions(
     assert report.verdict is Verdict.AC
     stages = [p.stage for p in seen]
     # The reference answers the cases first (nothing was cached), then each case in turn.
-    assert stages[0] is Stage.PREPARING and stages[-1] is Stage.DONE
+    assert stages[0] is Stage.PREPARING and stages[-1] is Stage.REPORTING
     assert Stage.CASE in stages and Stage.TIMED in stages
     assert stages.index(Stage.CASE) < stages.index(Stage.TIMED)
     timed = [p for p in seen if p.stage is Stage.TIMED]

@@ -185,7 +185,7 @@ def test_a_fresh_seed_says_it_prepares_its_cases_before_they_run(runner) -> None
     report = runner.judge(problem, problem.reference_source(), seed=9191, progress=seen.append)
     assert report.verdict.value == "AC"
     stages = [p.stage for p in seen]
-    assert stages[0] is Stage.PREPARING and stages[-1] is Stage.DONE
+    assert stages[0] is Stage.PREPARING and stages[-1] is Stage.REPORTING
     assert Stage.CASE in stages and Stage.CALIBRATING not in stages  # no CPU rule here
     again: list[Phase] = []
     runner.judge(problem, problem.reference_source(), seed=9191, progress=again.append)
