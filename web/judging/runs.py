@@ -69,17 +69,10 @@ def view(run: PublicRun, now: datetime) -> dict[str, Any]:
     out["url"] = f"/api/runs/{run.id}"
     field = "report" if run.input_json is None else "custom"
     if lost:
-        out[field] = _lost(run)
+        out[field] = _failed(run.problem_slug, run.input_json, LOST)
     elif run.report_json is not None:
         out[field] = json.loads(run.report_json)
     return out
-
-
-def _lost(run: PublicRun) -> dict[str, Any]:
-    if run.input_json is None:
-        return internal_error(run.problem_slug, None, LOST).to_dict()
-    args = json.loads(run.input_json)
-    return CustomRun(args, reference_failure=messages.say("input.judge_failed")).to_dict()
 
 
 class PublicRuns:
@@ -233,7 +226,7 @@ def judge_run(
         _finish(sessions, run_id, result)
     except Exception:  # the result could not be stored: store that the judge failed instead
         log.exception("storing run %s of %s failed", run_id, slug)
-        _finish(sessions, run_id, _failed(slug, input_json))
+        _finish(sessions, run_id, _failed(slug, input_json, "the judge failed"))
 
 
 def _finish(sessions: sessionmaker[Session], run_id: str, result: dict[str, Any]) -> None:
@@ -248,10 +241,11 @@ def _finish(sessions: sessionmaker[Session], run_id: str, result: dict[str, Any]
         )
 
 
-def _failed(slug: str, input_json: str | None) -> dict[str, Any]:
-    """The learner's view of a run the judge could not finish."""
+def _failed(slug: str, input_json: str | None, detail: str) -> dict[str, Any]:
+    """The learner's view of a run the judge could not finish (lost, or not stored): an IE
+    report saying `detail` for a Run, "the judge could not run your input" for an input."""
     if input_json is None:
-        return dict(internal_error(slug, None, "the judge failed").to_dict())
+        return dict(internal_error(slug, None, detail).to_dict())
     failed = messages.say("input.judge_failed")
     return CustomRun(json.loads(input_json), reference_failure=failed).to_dict()
 
@@ -279,12 +273,12 @@ def _try_input(
     input_json: str,
     run_id: str,
 ) -> dict[str, Any]:
-    args = json.loads(input_json)  # read once already, where the request arrived
     try:
         problem = problems(slug)
     except Exception:  # the problem is gone since the run started
         log.exception("custom input %s of %s failed", run_id, slug)
-        return CustomRun(args, reference_failure=messages.say("input.judge_failed")).to_dict()
+        return _failed(slug, input_json, "the problem is gone")
+    args = json.loads(input_json)  # read once already, where the request arrived
     return core_seam.try_input(judge, problem, args, code)
 
 

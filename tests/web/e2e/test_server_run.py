@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,18 +52,28 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         app.extensions[EXTENSION].close()
 
 
-def test_run_on_a_torch_problem_judges_its_public_cases_on_the_server(
-    browser: Any, sandbox_server: str
-) -> None:
-    context = browser.new_context(base_url=sandbox_server, locale="en-US")
+@contextmanager
+def torch_problem_page(browser: Any, server: str, prefix: str) -> Iterator[Any]:
+    """A new learner on SLUG's page, in a context of its own; no uncaught page errors."""
+    context = browser.new_context(base_url=server, locale="en-US")
     context.set_default_timeout(20_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        register(page, prefix="torch")
+        register(page, prefix=prefix)
         page.goto(f"/problems/{SLUG}")
         page.wait_for_selector(".workspace .cm-content")
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def test_run_on_a_torch_problem_judges_its_public_cases_on_the_server(
+    browser: Any, sandbox_server: str
+) -> None:
+    with torch_problem_page(browser, sandbox_server, "torch") as page:
         assert page.locator(RUN).is_enabled(), "Run is offered on a torch-tier problem"
         replace_code(page, reference_source(SLUG))
         page.keyboard.press("Control+Enter")  # the editor's shortcut runs, as for Pyodide
@@ -79,23 +90,12 @@ def test_run_on_a_torch_problem_judges_its_public_cases_on_the_server(
         history = page.request.get(f"/api/submissions?problem={SLUG}").json()
         assert history["submissions"] == []
         assert page.request.get(f"/api/leaderboard/{SLUG}").json()["entries"] == []
-    finally:
-        context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 def test_try_your_input_on_a_torch_problem_runs_your_code_beside_the_reference_on_the_server(
     browser: Any, sandbox_server: str
 ) -> None:
-    context = browser.new_context(base_url=sandbox_server, locale="en-US")
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        register(page, prefix="torchtry")
-        page.goto(f"/problems/{SLUG}")
-        page.wait_for_selector(".workspace .cm-content")
+    with torch_problem_page(browser, sandbox_server, "torchtry") as page:
         wrong = ROOT / "problems" / SLUG / "solutions" / "wrong" / "no_scale.py"
         replace_code(page, wrong.read_text(encoding="utf-8"))
         page.click("button[data-tab=try]")
@@ -111,6 +111,3 @@ def test_try_your_input_on_a_torch_problem_runs_your_code_beside_the_reference_o
         assert page.inner_text("[data-panel=try] .try-reference pre").strip()
         assert "null" not in page.inner_text("[data-panel=try] .try-out")
         assert page.request.get(f"/api/submissions?problem={SLUG}").json()["submissions"] == []
-    finally:
-        context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
