@@ -194,6 +194,22 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{used} s of CPU time of the {allowed} s allowed (the reference used {reference} s)",
         "zh": "用了 {used} 秒 CPU 时间，本用例允许 {allowed} 秒（参考解用了 {reference} 秒）",
     },
+    # A speed problem's score (judge/problem/speed_spec.py), in `judge run` and on the page.
+    "speed.score": {
+        "en": "score {value} {unit} (median of {repetitions}; q1 {q1}, q3 {q3})",
+        "zh": "得分 {value} {unit}（{repetitions} 次的中位数；q1 {q1}，q3 {q3}）",
+    },
+    "speed.relative": {
+        "en": "{relative}x the reference, timed in turn with it (spread {spread}%)",
+        "zh": "是参考实现的 {relative} 倍（与参考实现轮流计时，离散 {spread}%）",
+    },
+    "speed.unsteady": {
+        "en": "not scored: timed in turn with the reference, the ratios spread by {spread}% "
+        "(a score needs {limit}% or less), so the machine was busy while this ran. Submit "
+        "again",
+        "zh": "未计分：与参考实现轮流计时，两者之比离散了 {spread}%（计分要求不超过 {limit}%），"
+        "说明运行时机器正忙。请再提交一次",
+    },
     "case.too_fast": {
         "en": "answered faster than this machine's memory allows ({rate} GB/s of the bytes "
         "every answer must read; the ceiling is {ceiling} GB/s): the answer was not computed "

@@ -164,6 +164,15 @@ class SandboxJob:
         elif self.cgroup is not None:
             self.cgroup.kill_all()
 
+    def pause(self) -> None:
+        """Stop every process of the job (its pid namespace: none can leave it) until resume()."""
+        if self.pid_ns is not None:
+            self.pid_ns.stop_all()
+
+    def resume(self) -> None:
+        if self.pid_ns is not None:
+            self.pid_ns.continue_all()
+
     def wait(self, timeout: float) -> ExitInfo:
         if self._exit is None:
             self._exit = self._read_exit(timeout)

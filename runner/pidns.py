@@ -66,8 +66,25 @@ class PidNamespace:
             if time.monotonic() > deadline:
                 return False
             for pid in left:
-                _kill_if_member(pid, self.key)
+                _signal_if_member(pid, self.key, signal.SIGKILL)
             time.sleep(0.01)
+
+    def stop_all(self) -> None:
+        """SIGSTOP every process in the namespace, again until a pass finds no new one (a
+        fork that was under way when its parent stopped leaves a child the next pass sees)."""
+        stopped: set[int] = set()
+        for _ in range(50):
+            fresh = set(self.members()) - stopped
+            if not fresh:
+                return
+            for pid in fresh:
+                _signal_if_member(pid, self.key, signal.SIGSTOP)
+            stopped |= fresh
+
+    def continue_all(self) -> None:
+        """SIGCONT every process in the namespace (those stop_all() stopped)."""
+        for pid in self.members():
+            _signal_if_member(pid, self.key, signal.SIGCONT)
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -75,8 +92,9 @@ class PidNamespace:
             self.fd = -1
 
 
-def _kill_if_member(pid: int, key: tuple[int, int]) -> None:
-    """SIGKILL `pid` through a pidfd, after checking it is still in the namespace (no reuse)."""
+def _signal_if_member(pid: int, key: tuple[int, int], sig: signal.Signals) -> None:
+    """Send `sig` to `pid` through a pidfd, after checking it is still in the namespace (a
+    pid reused by a process outside it is never signalled)."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -85,7 +103,7 @@ def _kill_if_member(pid: int, key: tuple[int, int]) -> None:
         info = os.stat(f"/proc/{pid}/ns/pid")
         if (info.st_dev, info.st_ino) == key:
             with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                signal.pidfd_send_signal(pidfd, sig)
     except OSError:
         pass
     finally:

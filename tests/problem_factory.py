@@ -163,3 +163,98 @@ def write_web_problem(
         ),
     }
     return write_files(root / slug, files)
+
+
+PACED_TOML = """\
+slug = "paced"
+order = 1
+chapter = "test"
+tier = "browser"
+points = 10
+tags = ["test"]
+
+[title]
+zh = "计时"
+en = "Paced"
+
+[limits]
+time_per_case_s = 10.0
+total_time_s = 60.0
+memory_mb = 256
+
+[submission]
+names = ["total"]
+
+[checker]
+kind = "value"
+
+[speed]
+unit = "items/s"
+"""
+PACED_CASES = """\
+def public_cases():
+    return [{"name": "check", "args": [3, 4]}]
+
+
+def generated_cases(rng):
+    cases = [{"name": "warm-up", "args": [rng.randint(1, 9), 5], "warm_up": True}]
+    for i in range(4):
+        n = 1000 + rng.randint(0, 99)
+        cases.append(
+            {"name": f"timed-{i}", "args": [rng.randint(1, 9), n],
+             "timed": {"work": n, "min_bytes": 1}}
+        )
+    return cases
+
+
+def run(sub, args):
+    return sub.total(*args)
+"""
+# "paced": a speed problem whose reference takes 0.3 s on a timed case: long enough to see whether the submission ran
+# meanwhile.
+SLOW_REFERENCE = """\
+import time
+
+
+def total(a, n):
+    if n >= 1000:
+        time.sleep(0.3)
+    return a * n
+"""
+# A thread that notes the longest stretch in which it could not run, said at every case.
+PACED_WATCHER = """\
+import threading
+import time
+
+_longest = [0.0]
+
+
+def _watch():
+    last = time.monotonic()
+    while True:
+        now = time.monotonic()
+        _longest[0] = max(_longest[0], now - last)
+        last = now
+        time.sleep(0.001)
+
+
+threading.Thread(target=_watch, daemon=True).start()
+
+
+def total(a, n):
+    print(f"STOPPED {_longest[0]:.3f}", flush=True)
+    _longest[0] = 0.0
+    return a * n
+"""
+
+
+def write_paced_problem(root: Path) -> Path:
+    """The speed problem "paced" (tests of judge/run/pacer.py), written under `root`."""
+    return write_add_problem(
+        root,
+        {"cases.py": PACED_CASES, "reference.py": SLOW_REFERENCE},
+        2.0,
+        10.0,
+        "paced",
+        PACED_TOML,
+    )

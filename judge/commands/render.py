@@ -126,7 +126,7 @@ def print_report(
     summary = f"{report.verdict.value}  {_label(report.verdict, lang)}{colon}{passed}"
     print(f"\n{summary} · {report.time_ms:.0f} ms · {problem.slug} @ {problem.version}", file=out)
     if report.speed is not None:
-        print(speed_line(report.speed), file=out)
+        print(speed_line(report.speed, lang), file=out)
 
 
 def print_custom_run(ran: CustomRun, problem: ProblemSpec, path: str, lang: str = "en") -> None:
@@ -165,16 +165,33 @@ def print_custom_run(ran: CustomRun, problem: ProblemSpec, path: str, lang: str 
     print(f"\n{case.verdict.value}  {verdict} · {case.time_ms:.0f} ms")
 
 
-def speed_line(speed: SpeedResult) -> str:
-    """A speed problem's score in one line: median, quartiles, repetitions, hardware."""
+def speed_line(speed: SpeedResult, lang: str = "en") -> str:
+    """A speed problem's score in one line: median, quartiles, repetitions, how it compares
+    with the reference timed in turn with it, hardware; or why it was not scored."""
+    from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, SpeedState
+
+    spread = f"{100 * (speed.relative_spread or 0):.0f}"
+    if speed.state is SpeedState.UNSTEADY:
+        limit = f"{100 * MAX_RELATIVE_SPREAD:.0f}"
+        return messages.say("speed.unsteady", spread=spread, limit=limit).render(lang)
     hw = speed.hardware
     where = ", ".join(
         f"{key} {hw[key]}" for key in ("cpu", "device", "threads", "torch") if key in hw
     )
-    return (
-        f"score {speed.value:,.1f} {speed.unit} (median of {speed.repetitions}; "
-        f"q1 {speed.q1:,.1f}, q3 {speed.q3:,.1f}, IQR {speed.iqr:,.1f}) · {where}"
-    )
+    parts = [
+        messages.say(
+            "speed.score",
+            value=f"{speed.value:,.1f}",
+            unit=speed.unit,
+            repetitions=speed.repetitions,
+            q1=f"{speed.q1:,.1f}",
+            q3=f"{speed.q3:,.1f}",
+        ).render(lang)
+    ]
+    if speed.relative is not None:
+        relative = f"{speed.relative:.2f}"
+        parts.append(messages.say("speed.relative", relative=relative, spread=spread).render(lang))
+    return " · ".join([*parts, where])
 
 
 def _row(i: int, case: CaseResult, lang: str = "en") -> list[str]:

@@ -15,16 +15,27 @@ from judge.problem.speed_spec import (
     bandwidth_ceiling,
     hardware,
     impossible,
+    paired_score,
+    quartiles,
+    reference_pace,
     score,
 )
 from judge.verdict import Verdict
 
 
 def score_run(
-    spec: SpeedSpec, cases: list[Case], graded: list[CaseResult], env: dict[str, str]
+    spec: SpeedSpec,
+    cases: list[Case],
+    graded: list[CaseResult],
+    env: dict[str, str],
+    paced: dict[str, float] | None = None,
+    pace_key: tuple[str, ...] = (),
 ) -> tuple[list[CaseResult], SpeedResult | None]:
     """The graded cases (an impossibly fast timed case turned WA) and the score, or None
-    when a timed case is not AC (a run is scored whole or not at all)."""
+    when a timed case is not AC (a run is scored whole or not at all). `paced` holds the
+    reference's seconds on each timed case, measured just before the submission's (pacer.py):
+    given for every timed case, the score is paired (see judge/problem/speed_spec.py), its
+    reference rate kept under `pace_key`."""
     ceiling = bandwidth_ceiling()
     if any(_too_fast(case, result, ceiling) for case, result in zip(cases, graded, strict=True)):
         # Measured once per process, perhaps while the machine was busy: before refusing,
@@ -46,7 +57,16 @@ def score_run(
     timed_cases = [c for c in cases if c.timed is not None]
     if not timed_cases or len(rates) != len(timed_cases):
         return out, None
-    return out, score(spec, rates, hardware(env.get("launcher", "")))
+    where = hardware(env.get("launcher", ""))
+    if paced is None or any(c.name not in paced for c in timed_cases):
+        return out, score(spec, rates, where)
+    ratios, reference_rates = [], []
+    for case, result in zip(cases, graded, strict=True):
+        if case.timed is not None:
+            ratios.append(paced[case.name] / max(result.time_ms / 1000, 1e-9))
+            reference_rates.append(case.timed.work / max(paced[case.name], 1e-9))
+    _q1, measured, _q3 = quartiles(reference_rates)
+    return out, paired_score(spec, ratios, reference_pace(pace_key, measured), where)
 
 
 def _too_fast(case: Case, result: CaseResult, ceiling: float) -> bool:

@@ -7,8 +7,15 @@ itself, from sending the request to receiving the answer (judge/run/session.py):
 submission does inside its process (patching `time.perf_counter`, CUDA events or torch's
 own timers) changes that clock. Cases before the first timed one are the warm-up.
 
-The score is the median rate over the timed cases (`work / seconds`, in the problem's
-unit), with its quartiles; the rate of every timed case must also be physically possible:
+Just before each timed case, the parent runs the reference on the same case and times it too
+(judge/run/pacer.py): the score is the median of the paired ratios (reference seconds over
+submission seconds), which a busy machine moves far less than either rate, said in the problem's
+unit by multiplying it with the reference's own rate (the highest it has been measured at in
+this process: load only slows it). A run whose ratios spread too widely is not scored at all
+(SpeedState.UNSTEADY: the learner is asked to run it again). Unpaired (no pacer), the score is
+the median rate over the timed cases (`work / seconds`), with its quartiles.
+
+The rate of every timed case must also be physically possible:
 each declares the bytes it must at least read (`min_bytes`, e.g. every weight once per
 decode step), and a case that moved them faster than the machine's memory can is WA (the
 answer was not computed, or not by that run). No score is given unless every case is AC.
@@ -16,7 +23,9 @@ answer was not computed, or not by that run). No score is given unless every cas
 
 from __future__ import annotations
 
+import enum
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -64,6 +73,17 @@ class Timed:
         return cls(float(work), float(min_bytes))
 
 
+# The widest spread of the paired ratios, relative to their median, a score is recorded with:
+# idle they spread by a few percent; a run past this was timed while the load came and went
+# (bench/bench_speed_reference.py measures it idle and beside two busy loops).
+MAX_RELATIVE_SPREAD = 0.25
+
+
+class SpeedState(enum.Enum):
+    SCORED = "scored"  # recorded, ranked
+    UNSTEADY = "unsteady"  # the paired ratios spread too widely: not recorded, run it again
+
+
 @dataclass(frozen=True, slots=True)
 class SpeedResult:
     """The typed speed of one accepted run (Report.speed)."""
@@ -76,6 +96,12 @@ class SpeedResult:
     repetitions: int
     samples: tuple[float, ...] = ()
     hardware: dict[str, str] = field(default_factory=dict)
+    state: SpeedState = SpeedState.SCORED
+    # Paired with the reference (judge/run/pacer.py): the median ratio of its seconds to the
+    # submission's, their spread (IQR / median), and the reference rate the score is said in.
+    relative: float | None = None
+    relative_spread: float | None = None
+    reference_rate: float | None = None
 
     @property
     def iqr(self) -> float:
@@ -96,6 +122,11 @@ class SpeedResult:
             "repetitions": self.repetitions,
             "samples": [round(s, 6) for s in self.samples],
             "hardware": dict(self.hardware),
+            "state": self.state.value,
+            "relative": _rounded(self.relative),
+            "relative_spread": _rounded(self.relative_spread),
+            "reference_rate": _rounded(self.reference_rate),
+            "spread_limit": MAX_RELATIVE_SPREAD,  # what an unsteady run's message cites
         }
 
     @classmethod
@@ -114,7 +145,23 @@ class SpeedResult:
             repetitions=int(data["repetitions"]),
             samples=tuple(float(s) for s in data.get("samples", ())),
             hardware={str(k): str(v) for k, v in hardware.items()},
+            state=SpeedState(data.get("state", SpeedState.SCORED.value)),
+            relative=_optional(data.get("relative")),
+            relative_spread=_optional(data.get("relative_spread")),
+            reference_rate=_optional(data.get("reference_rate")),
         )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def _optional(value: object) -> float | None:
+    if value is None:
+        return None
+    if type(value) not in (int, float):
+        raise ValueError(f"a speed figure is a number, not {value!r:.60}")
+    return float(value)  # type: ignore[arg-type]
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -133,8 +180,48 @@ def quartiles(values: list[float]) -> tuple[float, float, float]:
 
 
 def score(spec: SpeedSpec, rates: list[float], hardware: dict[str, str]) -> SpeedResult:
+    """The unpaired score: the median rate and its quartiles."""
     q1, median, q3 = quartiles(rates)
     return SpeedResult(spec.unit, median, median, q1, q3, len(rates), tuple(rates), hardware)
+
+
+def paired_score(
+    spec: SpeedSpec, ratios: list[float], reference_rate: float, hardware: dict[str, str]
+) -> SpeedResult:
+    """The score from the paired ratios (reference seconds / submission seconds per timed
+    case), said in the problem's unit at `reference_rate`; UNSTEADY when they spread too wide."""
+    q1, median, q3 = quartiles(ratios)
+    spread = (q3 - q1) / median if median > 0 else float("inf")
+    state = SpeedState.SCORED if spread <= MAX_RELATIVE_SPREAD else SpeedState.UNSTEADY
+    return SpeedResult(
+        spec.unit,
+        median * reference_rate,
+        median * reference_rate,
+        q1 * reference_rate,
+        q3 * reference_rate,
+        len(ratios),
+        tuple(r * reference_rate for r in ratios),
+        hardware,
+        state,
+        relative=median,
+        relative_spread=spread,
+        reference_rate=reference_rate,
+    )
+
+
+_paces: dict[tuple[str, ...], float] = {}
+_paces_lock = threading.Lock()
+
+
+def reference_pace(key: tuple[str, ...], measured: float) -> float:
+    """The reference rate a paired score is said in, for `key` (problem, version, where it
+    ran): the highest median rate the reference has been measured at in this process, this
+    run's `measured` included. Load only slows the reference, so the highest is the truest;
+    and one figure for every run keeps scores comparable whatever the load was when each ran."""
+    with _paces_lock:
+        best = max(_paces.get(key, 0.0), measured)
+        _paces[key] = best
+    return best
 
 
 def impossible(timed: Timed, seconds: float, ceiling: float) -> bool:

@@ -37,6 +37,12 @@ class ChildHandle(Protocol):
     def cpu_seconds(self) -> float | None:
         """CPU time the job has used so far, as the kernel counts it; None where unknown."""
 
+    def pause(self) -> None:
+        """Stop every process of the job (SIGSTOP: it cannot be caught) until resume()."""
+
+    def resume(self) -> None:
+        """Let the processes pause() stopped run again; harmless if none were stopped."""
+
 
 class Launcher(Protocol):
     name: str  # shown in reports: "local" or "sandbox"

@@ -6,6 +6,8 @@ cpu      = calibrate(problem, cases, launcher, ...)    # trusted: the reference'
                                                        # problems with calibrated cases)
 expected = expected_observations(problem, cases)       # trusted: the reference, in this process
 outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
+                                                       # (a speed problem's reference is timed
+                                                       # here before each timed case: pacer.py)
 report   = grade each case against expected            # trusted: checkers decide
 speed    = score the timed cases (speed problems)      # trusted: the parent's own clock
 
@@ -75,8 +77,9 @@ def judge_source(
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
         reproducer = Reproducer(problem.slug, problem.cases_source(), solution)
+        paced: dict[str, float] = {}
         result, graded = _run_child(
-            problem, source, cases, launcher, limits, run, progress, reproducer
+            problem, source, cases, launcher, limits, run, progress, reproducer, paced
         )
     except Exception:  # noqa: BLE001 - whatever broke, it was the judge, not the submission
         import traceback
@@ -86,7 +89,7 @@ def judge_source(
     env = environment.describe(problem.tier, name)
     if problem.cpu_rule is not None:
         env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None)
-    return build_report(problem, cases, graded, result, seed, env, limits)
+    return build_report(problem, cases, graded, result, seed, env, limits, paced)
 
 
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
@@ -168,13 +171,15 @@ def _run_child(
     run: TrustedInputs,
     progress: Progress | None,
     reproducer: Reproducer,
+    paced: dict[str, float],
 ) -> tuple[SessionResult, list[CaseResult]]:
-    """Run the cases in a child; each is graded the moment its answer arrives."""
+    """Run the cases in a child; each is graded the moment its answer arrives. A speed
+    problem's reference is timed before each timed case; its seconds go into `paced`."""
     if launcher is not None:  # it brings its own working place (the sandbox's /box)
-        return _drive(problem, source, cases, launcher, limits, run, progress, reproducer)
+        return _drive(problem, source, cases, launcher, limits, run, progress, reproducer, paced)
     with WorkDir() as workdir:
         local = LocalLauncher(workdir.path)
-        return _drive(problem, source, cases, local, limits, run, progress, reproducer)
+        return _drive(problem, source, cases, local, limits, run, progress, reproducer, paced)
 
 
 def _drive(
@@ -186,6 +191,7 @@ def _drive(
     run: TrustedInputs,
     progress: Progress | None,
     reproducer: Reproducer,
+    paced: dict[str, float],
 ) -> tuple[SessionResult, list[CaseResult]]:
     if run.cpu is None and problem.cpu_rule is not None:
         from judge.run.calibration import calibrate  # only problems with calibrated cases
@@ -218,12 +224,19 @@ def _drive(
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)
         skip = not_worth_timing if problem.speed is not None else None
+        pacer = None
+        if problem.speed is not None:
+            from judge.run.pacer import Pacer  # only speed problems pay for it
+
+            pacer = Pacer(problem, handle)
         load = load_message(problem, source)
         counted = None
         if progress is not None:
             progress(Phase.next_of(cases, 0))
             counted = _phases(progress, cases)
-        result = session.run(load, cases, counted, grade_now, skip)
+        result = session.run(load, cases, counted, grade_now, skip, pacer.before if pacer else None)
+        if pacer is not None:
+            paced.update(pacer.seconds)
         # Cases never sent (the submission did not load) are graded here: "not run".
         done = len(graded)
         for case, outcome in zip(cases[done:], result.outcomes[done:], strict=True):
@@ -250,6 +263,7 @@ def build_report(
     seed: int | None,
     env: dict[str, str],
     limits: Limits,
+    paced: dict[str, float] | None = None,
 ) -> Report:
     """`graded` holds a result for every case the session reported, in order. Hidden cases
     leave here concealed (grading/case_grading.py): their times rounded up, as is the run's, which
@@ -260,7 +274,9 @@ def build_report(
     if problem.speed is not None:
         from judge.grading.speed_scoring import score_run  # only speed problems pay for it
 
-        graded, speed = score_run(problem.speed, cases, graded, env)  # on the exact times
+        where = (problem.slug, problem.version, env.get("launcher", ""), env.get("device", "cpu"))
+        # On the exact times; paired with the reference's where it was timed beside them.
+        graded, speed = score_run(problem.speed, cases, graded, env, paced or None, where)
     step = time_step_ms(limits.time_per_case_s)
     results = tuple(r if r.public else conceal(r, step) for r in graded)
     hidden = any(not r.public for r in results)

@@ -111,6 +111,19 @@ class LocalProcess:
 
         return session_cpu_seconds(self._proc.pid)
 
+    def pause(self) -> None:
+        self._signal_session(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_session(signal.SIGCONT)
+
+    def _signal_session(self, sig: signal.Signals) -> None:
+        # Its own process group from the start (start_new_session): helpers it forked too.
+        try:
+            os.killpg(self._proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def close_requests(self) -> None:
         if self.request_fd >= 0:
             os.close(self.request_fd)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 CaseCount = Callable[[int, int], None]  # (cases done, cases in all), after each case
 OnOutcome = Callable[[Case, Outcome], None]  # grades a case the moment its outcome is known
 Skip = Callable[[Case], bool]  # asked before each case: True leaves it out (not timed)
+Before = Callable[[Case], None]  # called just before a case is sent (a speed run's pacer)
 CPU_POLL_S = 0.05  # how often a calibrated case's CPU count is read while it runs
 EXIT_GRACE_S = 0.5  # after the last case, how long a child may take to flush and exit
 STARTUP_ALLOWANCE_S = {
@@ -124,11 +125,13 @@ class Session:
         progress: CaseCount | None = None,
         on_outcome: OnOutcome | None = None,
         skip: Skip | None = None,
+        before: Before | None = None,
     ) -> SessionResult:
         """Load, then run `cases` one at a time. `on_outcome` sees each outcome with its
         observation as it arrives; the result keeps outcomes without observations, so a run
         never holds more than one case's answer at a time. A case `skip` picks (asked just
-        before it would be sent, after every earlier case was graded) is not run."""
+        before it would be sent, after every earlier case was graded) is not run; `before`
+        is called with every case that is, just before it is sent (outside its time)."""
         start = time.monotonic()
         source = load.get("source")
         # A line the child names is believed only if the submission has that line.
@@ -156,6 +159,10 @@ class Session:
             elif skip is not None and skip(case):
                 outcome = _NOT_TIMED
             else:
+                if before is not None:
+                    paced_from = time.monotonic()
+                    before(case)
+                    budget_end += time.monotonic() - paced_from  # not the submission's time
                 outcome = self._run_case(case, budget_end)
             if on_outcome is not None:
                 on_outcome(case, outcome)

@@ -181,6 +181,12 @@ class _PooledJob:
     def cpu_seconds(self) -> float | None:
         return self._job.cpu_seconds()
 
+    def pause(self) -> None:
+        self._job.pause()
+
+    def resume(self) -> None:
+        self._job.resume()
+
     def wait(self, timeout: float) -> ExitInfo:
         return self._job.wait(timeout)
 

@@ -87,6 +87,15 @@ def test_a_speed_that_does_not_hold_together_is_not_stored(bad: object) -> None:
     assert core_seam.speed_columns(bad) is None
 
 
+def test_a_run_timed_while_the_machine_was_too_busy_is_kept_off_the_board() -> None:
+    unsteady = {**SPEED, "state": "unsteady", "relative": 1.0, "relative_spread": 0.4}
+    run = core_seam.judged_run(100, report(speed=unsteady))
+    assert (run.metric, run.metric_q1, run.metric_q3) == (None, None, None)
+    assert json.loads(run.report_json)["speed"]["state"] == "unsteady"  # the page says why
+    steady = core_seam.judged_run(100, report(speed={**SPEED, "state": "scored"}))
+    assert steady.metric == SPEED["value"]
+
+
 def _plain() -> dict[str, Any]:
     return {
         "problem": "p",

@@ -30,6 +30,7 @@ from judge.kinds.registry import kind_of
 from judge.problem.cases import PUBLIC_SEED
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
+from judge.problem.speed_spec import SpeedState
 from judge.run import phase
 from judge.run.custom_run import CustomRun, run_custom
 from judge.run.judge_source import internal_error
@@ -349,6 +350,8 @@ def speed_columns(speed: object) -> dict[str, Any] | None:
     the run is stored without a speed rather than with a wrong one)."""
     if not isinstance(speed, dict):
         return None
+    if speed.get("state", SpeedState.SCORED.value) != SpeedState.SCORED.value:
+        return None  # timed while the machine was too busy: the report says so, no board
     numbers = [speed.get(k) for k in ("value", "q1", "q3")]
     if not all(isinstance(n, int | float) and math.isfinite(n) for n in numbers):
         log.warning("a report's speed has no finite value and quartiles: %.200r", speed)

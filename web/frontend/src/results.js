@@ -294,6 +294,33 @@ export function compileErrorView(error, onLine) {
   );
 }
 
+// A speed problem's score in words (judge/commands/render.py speed_line says the same), or
+// why it was not scored; null where the report has none. Figures as the CLI rounds them.
+export function speedText(speed, language = lang, catalog = CATALOG) {
+  if (!speed || typeof speed !== "object" || typeof speed.value !== "number") return null;
+  const spread = String(Math.round(100 * (Number(speed.relative_spread) || 0)));
+  if (speed.state === "unsteady") {
+    const limit = String(Math.round(100 * (Number(speed.spread_limit) || 0.25)));
+    return renderMessage("speed.unsteady", { spread, limit }, language, catalog);
+  }
+  const figure = (x) => Number(x).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const score = renderMessage(
+    "speed.score",
+    { value: figure(speed.value), unit: speed.unit, repetitions: speed.repetitions, q1: figure(speed.q1), q3: figure(speed.q3) },
+    language,
+    catalog,
+  );
+  if (score === null || typeof speed.relative !== "number") return score;
+  const relative = renderMessage("speed.relative", { relative: speed.relative.toFixed(2), spread }, language, catalog);
+  return relative === null ? score : `${score} · ${relative}`;
+}
+
+export function speedView(speed) {
+  const text = speedText(speed);
+  if (text === null) return null;
+  return speed.state === "unsteady" ? notice(text, "warn") : h("p", { class: "speed-score" }, text);
+}
+
 // The whole Run report: headline, compile error, cases, captured output. Code that did
 // not load ran no case, so its headline has no "0 / 0 passed".
 export function reportView(report, ms, onLine) {
@@ -313,6 +340,7 @@ export function reportView(report, ms, onLine) {
     headline,
     compile,
     caseList(report.cases, onLine),
+    speedView(report.speed),
     allOutput(report),
     report.output_withheld ? notice(t("outputWithheld")) : null,
   );

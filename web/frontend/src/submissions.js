@@ -5,7 +5,7 @@ import { clear, h } from "./dom.js";
 import { timeElement } from "./dates.js";
 import { requestJSON } from "./http.js";
 import { lang, t } from "./i18n.js";
-import { caseList, compileErrorView, notice, renderMessage, verdictBadge } from "./results.js";
+import { caseList, compileErrorView, notice, renderMessage, speedView, verdictBadge } from "./results.js";
 
 const POLL_START_MS = 150;
 const POLL_MAX_MS = 1000;
@@ -66,6 +66,7 @@ function detailBody(submission) {
   return [
     compile ? compileErrorView(compile, null) : null,
     submission.cases && submission.cases.length ? caseList(submission.cases, null) : null,
+    speedView(submission.speed),
     submission.message ? h("p", { class: "muted" }, submission.message) : null,
     submission.code ? h("h4", {}, t("showCode")) : null,
     // `submitted-code`: the body also holds a failing case's test (`pre.code` too), and

@@ -1,7 +1,7 @@
 // Which editor lines a report blames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { blamedLines, caseTime, compactJSON, markedParts, renderMessage, stepHeadings } from "../src/results.js";
+import { blamedLines, caseTime, compactJSON, markedParts, renderMessage, speedText, stepHeadings } from "../src/results.js";
 
 test("failing cases and the compile error blame their lines; passing cases do not", () => {
   const report = {
@@ -58,4 +58,23 @@ test("a trace's step that raised is headed as raised, its state before as the re
   const raised = stepHeadings({ ...input, raised: true });
   assert.equal(raised.steps, "Calls, steps 0-2 (step 2 raised)");
   assert.equal(raised.before, "State before step 2, as the reference's step 1 (append(seq_id=2, n=2)) left it");
+});
+
+test("a paired speed score names its ratio to the reference; an unsteady one asks for another run", () => {
+  const catalog = {
+    "speed.score": { en: "score {value} {unit} (median of {repetitions}; q1 {q1}, q3 {q3})", zh: "得分 {value} {unit}" },
+    "speed.relative": { en: "{relative}x the reference, timed in turn with it (spread {spread}%)", zh: "{relative} 倍" },
+    "speed.unsteady": { en: "not scored: spread {spread}% (needs {limit}%)", zh: "未计分：离散 {spread}%（要求 {limit}%）" },
+  };
+  const scored = { state: "scored", value: 1234.56, unit: "tokens/s", repetitions: 9, q1: 1200, q3: 1250.04, relative: 1.034, relative_spread: 0.041 };
+  assert.equal(
+    speedText(scored, "en", catalog),
+    "score 1,234.6 tokens/s (median of 9; q1 1,200.0, q3 1,250.0) · 1.03x the reference, timed in turn with it (spread 4%)",
+  );
+  const unpaired = { ...scored, relative: null, relative_spread: null };
+  assert.equal(speedText(unpaired, "en", catalog), "score 1,234.6 tokens/s (median of 9; q1 1,200.0, q3 1,250.0)");
+  const unsteady = { ...scored, state: "unsteady", relative_spread: 0.41, spread_limit: 0.25 };
+  assert.equal(speedText(unsteady, "zh", catalog), "未计分：离散 41%（要求 25%）");
+  assert.equal(speedText(null, "en", catalog), null);
+  assert.equal(speedText({ value: "fast" }, "en", catalog), null);
 });
