@@ -1,56 +1,104 @@
-"""decode-throughput's reference, judged as the server judges it: score and spread.
+"""decode-throughput's reference, judged as the server judges it, idle and beside busy loops.
 
 Each run is a whole judged submission through the warm Runner (the sandbox, one torch
-thread per job, the models preloaded): seven timed, checked repetitions, scored by their
-median rate with the interquartile range. Several runs side by side show how much the
-score itself moves from one submission to the next.
+thread per job, the models preloaded): a warm-up and nine timed, checked repetitions, each
+timed in turn with the reference (judge/run/pacer.py). The table shows, per run, the score
+that is recorded (the median ratio to the reference, said at the reference's best rate),
+the ratio itself and its spread, and the raw rate (the median of the submission's own
+repetitions, what was scored before pairing). The same runs are then repeated with
+`--busy` processes spinning beside them (default two, as many as this machine's cores
+here), and the last lines compare the two halves: how far the recorded score and the raw
+rate moved between an idle machine and a busy one.
 
-    python bench/bench_speed_reference.py [--runs 3] [--solution FILE]
+    python bench/bench_speed_reference.py [--runs 3] [--busy 2] [--solution FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from judge.grading.report import Report
 from judge.problem.problemset import ProblemSet
-from judge.problem.speed_spec import SpeedResult
+from judge.problem.speed_spec import SpeedState
 from runner.api import Runner
+
+WORK = 8 * 32  # tokens per timed repetition (problems/decode-throughput/cases.py)
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+class Row:
+    def __init__(self, phase: str, report: Report) -> None:
+        speed = report.speed
+        if speed is None:
+            raise SystemExit(f"not scored: {report.verdict.value} {report.first_failure}")
+        self.phase = phase
+        self.recorded = speed.value
+        self.state = speed.state
+        self.relative = speed.relative or 0.0
+        self.spread = speed.relative_spread or 0.0
+        times = [c.time_ms for c in report.cases if "timed-" in c.name]
+        self.raw = statistics.median(WORK / (t / 1000) for t in times)
+
+    def line(self, i: int) -> str:
+        state = "" if self.state is SpeedState.SCORED else " (not recorded: unsteady)"
+        return (
+            f"{self.phase:>6} {i:>3} {self.recorded:>10.1f} {self.relative:>8.3f} "
+            f"{100 * self.spread:>8.1f}% {self.raw:>10.1f}{state}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--busy", type=int, default=2, help="busy loops in the second half")
     parser.add_argument("--solution", type=Path, help="judge this file instead of the reference")
     args = parser.parse_args(argv)
     problem = ProblemSet().get("decode-throughput")
     source = args.solution.read_text() if args.solution else problem.reference_source()
-    scores: list[SpeedResult] = []
+    rows: list[Row] = []
     with Runner(pool_size=1) as runner:
         for _ in range(args.runs):
-            report = runner.judge(problem, source)
-            if report.speed is None:
-                raise SystemExit(f"not scored: {report.verdict.value} {report.first_failure}")
-            scores.append(report.speed)
-    hw = scores[0].hardware
+            rows.append(Row("idle", runner.judge(problem, source)))
+        spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+        for spinner in spinners:
+            spinner.start()
+        try:
+            for _ in range(args.runs):
+                rows.append(Row("busy", runner.judge(problem, source)))
+        finally:
+            for spinner in spinners:
+                spinner.kill()
     print(
-        f"decode-throughput, {args.runs} judged runs; {hw.get('cpu')}, {hw.get('threads')} thread"
+        f"decode-throughput, {args.runs} judged runs idle, "
+        f"then {args.runs} beside {args.busy} busy loops"
     )
-    head = f"{'run':>3} {'median':>10} {'q1':>10} {'q3':>10} {'IQR/median':>11} {'reps':>5}"
+    head = f"{'phase':>6} {'run':>3} {'recorded':>10} {'ratio':>8} {'spread':>9} {'raw rate':>10}"
     print(head)
     print("-" * len(head))
-    for i, s in enumerate(scores, 1):
-        print(
-            f"{i:>3} {s.median:>10.1f} {s.q1:>10.1f} {s.q3:>10.1f} "
-            f"{100 * s.iqr / s.median:>10.1f}% {s.repetitions:>5}"
-        )
-    medians = [s.median for s in scores]
-    spread = (max(medians) - min(medians)) / statistics.median(medians)
-    print(f"\nunit {scores[0].unit}; score range across runs {100 * spread:.1f}% of its median")
+    for i, row in enumerate(rows, 1):
+        print(row.line(i))
+    idle = [r for r in rows if r.phase == "idle"]
+    busy = [r for r in rows if r.phase == "busy"]
+
+    def moved(field: str) -> float:
+        a = statistics.median(getattr(r, field) for r in idle)
+        b = statistics.median(getattr(r, field) for r in busy)
+        return 100 * (b - a) / a
+
+    print(
+        f"\nunit tokens/s; busy against idle (medians of the runs): recorded score "
+        f"{moved('recorded'):+.1f}%, raw rate {moved('raw'):+.1f}%"
+    )
     return 0
 
 

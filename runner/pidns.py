@@ -76,10 +76,16 @@ class PidNamespace:
         for _ in range(50):
             fresh = set(self.members()) - stopped
             if not fresh:
-                return
+                break
             for pid in fresh:
                 _signal_if_member(pid, self.key, signal.SIGSTOP)
             stopped |= fresh
+        # A signal is only queued when kill returns: wait until every thread has stopped.
+        deadline = time.monotonic() + STOP_WAIT_S
+        while not all(_all_threads_stopped(pid) for pid in stopped):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
 
     def continue_all(self) -> None:
         """SIGCONT every process in the namespace (those stop_all() stopped)."""
@@ -90,6 +96,27 @@ class PidNamespace:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+STOP_WAIT_S = 1.0  # how long stop_all() waits for the threads it stopped to be stopped
+
+
+def _all_threads_stopped(pid: int) -> bool:
+    """Every thread of `pid` stopped (T), or the process gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
+        if state not in (b"T", b"t", b"Z", b"X"):
+            return False
+    return True
 
 
 def _signal_if_member(pid: int, key: tuple[int, int], sig: signal.Signals) -> None:

@@ -53,3 +53,10 @@ class Launcher(Protocol):
         "the job's cgroup (v2)" or "the child's session, walked in /proc"."""
 
     def launch(self, problem: ProblemSpec, limits: Limits) -> ChildHandle: ...
+
+    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> ChildHandle:
+        """A child for trusted code (a speed problem's reference, timed in turn with a job:
+        judge/run/pacer.py), placed as this launcher's jobs are for the CPU scheduler (a
+        session, a cgroup of its own), so that on a busy machine the kernel gives it the
+        share of the CPU it gives a job; never sandboxed, never sharing a job's slot."""
+        ...

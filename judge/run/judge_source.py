@@ -7,7 +7,8 @@ cpu      = calibrate(problem, cases, launcher, ...)    # trusted: the reference'
 expected = expected_observations(problem, cases)       # trusted: the reference, in this process
 outcome  = Session(launcher.launch(...)).run(...)      # untrusted: the submission, in a child
                                                        # (a speed problem's reference is timed
-                                                       # here before each timed case: pacer.py)
+                                                       # in a trusted child of its own before
+                                                       # each timed case: pacer.py)
 report   = grade each case against expected            # trusted: checkers decide
 speed    = score the timed cases (speed problems)      # trusted: the parent's own clock
 
@@ -201,7 +202,13 @@ def _drive(
         reference = load_message(problem, problem.reference_source())
         run.cpu = calibrate(problem, cases, launcher, limits, reference)
     handle = launcher.launch(problem, limits)
+    pacer = None
     try:
+        if problem.speed is not None:
+            from judge.run.pacer import Pacer  # only speed problems pay for it
+
+            # Its child starts now, beside the submission's: both load meanwhile.
+            pacer = Pacer(problem, handle, launcher, limits)
         # The child's interpreter starts while the reference runs here.
         want = run.expected
         if want is None:
@@ -224,11 +231,6 @@ def _drive(
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)
         skip = not_worth_timing if problem.speed is not None else None
-        pacer = None
-        if problem.speed is not None:
-            from judge.run.pacer import Pacer  # only speed problems pay for it
-
-            pacer = Pacer(problem, handle)
         load = load_message(problem, source)
         counted = None
         if progress is not None:
@@ -243,7 +245,11 @@ def _drive(
             grade_now(case, outcome)
         return result, graded
     finally:
-        handle.cleanup()
+        try:
+            if pacer is not None:
+                pacer.close()
+        finally:
+            handle.cleanup()
 
 
 def _phases(progress: Progress, cases: list[Case]) -> Callable[[int, int], None]:

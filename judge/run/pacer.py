@@ -2,10 +2,12 @@
 
 A speed run's rates alone say as much about the machine as about the code: decode-throughput's
 reference scored 500-533 tokens/s idle and 212-354 tokens/s beside two busy loops. So just
-before the parent sends a timed case to the submission, it runs reference.py on the very same
-case itself (the trusted process, on one torch thread, as every job runs) and times it with
-its own clock. Each pair of times is taken moments apart, under whatever load the machine had
-then, and the score is built from their ratio (judge/grading/speed_scoring.py).
+before the parent sends a timed case to the submission, it sends the very same case to the
+reference, running in a trusted child of its own (`Launcher.launch_trusted`: weighed by the
+kernel's scheduler as a job is, on one torch thread as every job runs), and times both with
+its own clock, request sent to answer received. Each pair of times is taken moments apart,
+under whatever load the machine had then, and the score is built from their ratio
+(judge/grading/speed_scoring.py).
 
 While the reference runs, the submission's processes are stopped (SIGSTOP, which no process
 can catch or ignore): a job that spun a thread between its cases would otherwise take the CPU
@@ -14,42 +16,65 @@ from the reference on a busy machine and make its own ratio look better.
 
 from __future__ import annotations
 
-import time
-
-from judge.problem.cases import Case, load_module
+from judge.grading.outcome import OutcomeKind
+from judge.problem.cases import Case
+from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
+from judge.run.session import Session
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from judge.run.interfaces import ChildHandle
+    from judge.run.interfaces import ChildHandle, Launcher
+
+
+class PacingFailed(RuntimeError):
+    """The reference did not answer a case it was timed on: the judge's failure (IE)."""
 
 
 class Pacer:
-    """Runs the reference on each timed case (and the warm-up) just before the submission does,
-    and keeps the timed cases' seconds by name."""
+    """The reference in a trusted child, run on each timed case (and the warm-up) just before
+    the submission; keeps the timed cases' seconds by name. Started as the submission's job
+    starts, so both load at once; close() ends it."""
 
-    def __init__(self, problem: ProblemSpec, handle: ChildHandle) -> None:
-        self._driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
-        self._reference = load_module(
-            problem.reference_source(), "reference", str(problem.path / "reference.py")
-        )
-        self._handle = handle
+    def __init__(
+        self, problem: ProblemSpec, submission: ChildHandle, launcher: Launcher, limits: Limits
+    ) -> None:
+        from judge.run.judge_source import load_message  # judge_source imports this module
+
+        self._submission = submission
+        self._child = launcher.launch_trusted(problem, limits)
+        self._session = Session(self._child, limits, problem.tier)
+        self._load = load_message(problem, problem.reference_source())
+        self._loaded = False
         self.seconds: dict[str, float] = {}
 
     def before(self, case: Case) -> None:
         """Called just before `case` is sent to the submission."""
         if case.timed is None and not case.warm_up:
             return
-        self._handle.pause()
+        if not self._loaded:
+            failure = self._session.open(self._load)
+            if failure is not None:
+                raise PacingFailed(f"the reference did not load to be timed: {failure}")
+            self._loaded = True
+        self._submission.pause()
         try:
             # The warm-up is run too: the reference's first pass pays for its own caches.
-            start = time.perf_counter()
-            self._driver.run(self._reference, case.args)
-            elapsed = time.perf_counter() - start
+            outcome = self._session.one(case)
         finally:
-            self._handle.resume()
+            self._submission.resume()
+        if outcome.kind is not OutcomeKind.RESULT:
+            detail = outcome.message or outcome.kind.value
+            raise PacingFailed(f"the reference did not answer {case.name}: {detail}")
         if case.timed is not None:
-            self.seconds[case.name] = elapsed
+            self.seconds[case.name] = outcome.time_ms / 1000
+
+    def close(self) -> None:
+        try:
+            if self._loaded:
+                self._session.close()
+        finally:
+            self._child.cleanup()
 
 
-__all__ = ["Pacer"]
+__all__ = ["Pacer", "PacingFailed"]

@@ -173,6 +173,25 @@ class Session:
                 progress(len(outcomes), len(cases))
         return self._finish(start, None, outcomes)
 
+    def open(self, load: dict[str, object]) -> str | None:
+        """Load, for a trusted child driven one case at a time (judge/run/pacer.py): None once
+        it has loaded, else why not."""
+        got = self._exchange(encode_frame(load), time.monotonic() + self.allowance)
+        if isinstance(got, Outcome):
+            return got.message or got.kind.value
+        self._drain_output()
+        if got.header.get("type") != "loaded":
+            return str(got.header.get("message") or got.header.get("type"))
+        return None
+
+    def one(self, case: Case) -> Outcome:
+        """One case on a child that open() loaded, within the per-case and total limits."""
+        return self._run_case(case, time.monotonic() + self.limits.total_time_s)
+
+    def close(self) -> None:
+        """End a child driven by open() and one(): let it exit, then reap it."""
+        self._finish(time.monotonic(), None, [])
+
     def _run_case(self, case: Case, budget_end: float) -> Outcome:
         if not case.public and not self.streams.withholding:
             # The child flushed what the public cases printed before answering them: read it

@@ -16,6 +16,7 @@ from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.pool import WorkerPool
 from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
+from runner.trusted_child import TrustedChild
 from runner.worker_process import WorkerError, WorkerProcess
 
 _GPU_RE = re.compile(r"^/dev/nvidia\d+$")
@@ -125,6 +126,11 @@ class SandboxLauncher:
             held.release()
             raise
         return _PooledJob(job, pool, held)
+
+    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> TrustedChild:
+        """A plain child for trusted code in a cgroup made as a job's (runner/trusted_child.py):
+        no slot, no worker, so a paced speed run can never wait on itself for one."""
+        return TrustedChild(problem, limits, self.cgroups)
 
     def close(self) -> None:
         for pool in self._distinct_pools():

@@ -67,6 +67,9 @@ class RecordingLauncher:
         self.jobs.append(JobMark(handle.host_pid, PidNamespace(handle.host_pid), dirs))
         return handle
 
+    def launch_trusted(self, problem: ProblemSpec, limits: Limits):  # type: ignore[no-untyped-def]
+        return self.inner.launch_trusted(problem, limits)
+
 
 def sandbox_owned_files(uid: int) -> list[str]:
     """Files on the host's shared scratch space owned by the sandbox user (there must be none)."""
