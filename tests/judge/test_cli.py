@@ -12,6 +12,7 @@ from problem_factory import MakeProblem
 
 from judge.commands import cli
 from judge.commands.cli import Command, Invocation, main
+from judge.problem.device import DevicePolicy
 from judge.run.launch import LocalLauncher
 
 
@@ -498,7 +499,7 @@ def test_run_sandbox_judges_with_the_injected_launcher(
     """The launcher comes from the hook, made only when --sandbox is given."""
     made: list[LocalLauncher] = []
 
-    def sandbox() -> LocalLauncher:
+    def sandbox(policy: DevicePolicy) -> LocalLauncher:
         made.append(LocalLauncher(tmp_path))
         return made[-1]
 

@@ -1,0 +1,34 @@
+"""The device this job's cases run on, as the judge chose it: what a problem's driver asks.
+
+    from judge.run.job_device import job_device
+    device = job_device().value                               # "cpu" or "cuda"
+    model = zoo.model(args["model"], device=device)
+
+The trusted parent chooses the device (judge/problem/device.py) and sends it in the load
+message; the child records it here before it runs the driver, so a driver never guesses
+with torch.cuda.is_available() (a GPU job's walls, its semaphore and the checker's
+tolerance all follow the parent's choice, not the driver's). In the parent, which computes
+the references, it is always the CPU.
+
+A submission runs in the same process and could call `_set`: the device nodes it would
+need are covered in a CPU job (runner/jobspace.py), and running a CUDA job's work on the
+CPU only makes it slower.
+"""
+
+from __future__ import annotations
+
+from judge.problem.device import Device
+
+_DEVICE = [Device.CPU]  # one value for the process; a list, so that _set needs no `global`
+
+
+def job_device() -> Device:
+    """Where this job's tensors belong (its results go back to the CPU)."""
+    return _DEVICE[0]
+
+
+def _set(device: object) -> None:
+    """The child's load step only: the device the parent chose for this job (its text)."""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"a job's device is cpu or cuda, not {device!r}")
+    _DEVICE[0] = Device(device)
