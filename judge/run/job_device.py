@@ -3,6 +3,7 @@
     from judge.run.job_device import job_device
     device = job_device().value                               # "cpu" or "cuda"
     model = zoo.model(args["model"], device=device)
+    return on_cpu(sub.generate(model, ...))                  # observations leave from the CPU
 
 The trusted parent chooses the device (judge/problem/device.py) and sends it in the load
 message; the child records it here before it runs the driver, so a driver never guesses
@@ -16,6 +17,8 @@ CPU only makes it slower.
 """
 
 from __future__ import annotations
+
+import sys
 
 from judge.problem.device import Device
 
@@ -32,3 +35,27 @@ def _set(device: object) -> None:
     if device not in ("cpu", "cuda"):
         raise ValueError(f"a job's device is cpu or cuda, not {device!r}")
     _DEVICE[0] = Device(device)
+
+
+def on_cpu(value: object) -> object:
+    """`value` with every tensor in it (in lists, tuples and dicts, at any depth) moved to
+    the CPU: what a driver returns from a CUDA job, since observations are encoded from CPU
+    memory. Values without tensors come back as they were."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return value
+    return _moved(torch, value, 0)
+
+
+def _moved(torch: object, value: object, depth: int) -> object:
+    if depth > 100:  # the encoder refuses deeper values anyway; say nothing here
+        return value
+    if isinstance(value, torch.Tensor):  # type: ignore[attr-defined]
+        return value.cpu()
+    if type(value) is list:
+        return [_moved(torch, v, depth + 1) for v in value]
+    if type(value) is tuple:
+        return tuple(_moved(torch, v, depth + 1) for v in value)
+    if type(value) is dict:
+        return {k: _moved(torch, v, depth + 1) for k, v in value.items()}
+    return value
