@@ -301,3 +301,20 @@ def test_on_cpu_moves_every_tensor_in_a_value_and_leaves_the_rest() -> None:
     moved = on_cpu({"k": [t, (t,)], "n": 3})
     assert isinstance(moved, dict) and moved["n"] == 3
     assert torch.equal(moved["k"][0], t) and isinstance(moved["k"][1], tuple)
+
+
+def test_the_rule_counts_cpu_time_on_the_cpu_and_wall_time_on_cuda() -> None:
+    from judge.grading.outcome import Outcome, OutcomeKind
+    from judge.problem.limits import CpuAllowance, CpuRule, RuleClock
+    from judge.run.calibration import measured, rule_clock
+    from judge.run.session import over_wall_allowance
+
+    assert rule_clock(CPU) is RuleClock.CPU and rule_clock(CUDA) is RuleClock.WALL
+    outcome = Outcome(OutcomeKind.RESULT, 1500.0, cpu_s=0.2)
+    assert measured(outcome, RuleClock.CPU) == 0.2
+    assert measured(outcome, RuleClock.WALL) == 1.5
+    rule = CpuRule(factor=2.5, slack_s=0.25)
+    wall = CpuAllowance(rule, 0.4, RuleClock.WALL)  # allows 2.5 x 0.4 + 0.25 = 1.25 s
+    assert not over_wall_allowance(wall, 1250.0) and over_wall_allowance(wall, 1251.0)
+    assert not over_wall_allowance(CpuAllowance(rule, 0.4), 99_000.0)  # CPU time: not the clock
+    assert wall.describe(public=False).startswith("took more time than this case allows")

@@ -364,7 +364,7 @@ def judged_run(max_points: int, report: Report) -> JudgedRun:
 
 
 def _hardware(env: dict[str, str]) -> str | None:
-    # judge.grading.environment names the device ("cuda (NVIDIA H200)") on torch-tier runs only.
+    # judge.grading.environment names the job's device ("cpu" or "cuda") on torch-tier runs only.
     return env.get("device", "")[:200] or None
 
 
