@@ -55,7 +55,7 @@ class SandboxLauncher:
         # At most pool_size jobs at once, whichever pools they come from.
         self._job_slots = threading.BoundedSemaphore(pool_size) if pool_size else None
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
-        self.gpu_slots = _gpu_slots(self.layout.gpu_nodes)
+        self.gpu_slots = _gpu_slots(self.layout.gpu_nodes, stand_in=gpu_nodes is not None)
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
         """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
@@ -100,7 +100,7 @@ class SandboxLauncher:
         """The device a job of `problem` runs on: CUDA only where this host's sandbox binds
         GPU nodes, the problem lists cuda and the policy allows it (DeviceUnavailable else,
         where the CPU will not do either)."""
-        has_gpu = bool(self.layout.gpu_nodes)
+        has_gpu = self.gpu_slots is not None
         return choose_device(self.policy, problem.devices, has_gpu, problem.slug)
 
     def launch(
@@ -122,7 +122,7 @@ class SandboxLauncher:
         covered by /dev/null and keeps the limit, so a job judged by its CPU time cannot
         move the work to a device the CPU count does not see."""
         gpu_nodes = self.layout.gpu_nodes
-        if device is Device.CUDA and not gpu_nodes:  # device_for never chooses it here
+        if device is Device.CUDA and self.gpu_slots is None:  # device_for never chooses it here
             raise ValueError("a CUDA job on a host without GPU device nodes")
         on_gpu = device is Device.CUDA
         pool = self.pools["torch" if tier == "torch" else "browser"]
@@ -217,12 +217,14 @@ class _PooledJob:
         self._held.release()
 
 
-def _gpu_slots(nodes: tuple[str, ...]) -> threading.BoundedSemaphore | None:
-    """One slot per GPU (/dev/nvidia0, /dev/nvidia1, ...); one where the nodes name no
-    numbered GPU (a stand-in node); none where there are no nodes at all."""
-    if not nodes:
-        return None
-    return threading.BoundedSemaphore(max(1, sum(1 for n in nodes if GPU_NODE.match(n))))
+def _gpu_slots(nodes: tuple[str, ...], stand_in: bool) -> threading.BoundedSemaphore | None:
+    """One slot per NVIDIA GPU (/dev/nvidia0, /dev/nvidia1, ...); none without one (a render
+    node of another vendor's GPU is bound, and covered, but CUDA cannot use it). A test's
+    stand-in nodes count as one GPU."""
+    gpus = sum(1 for n in nodes if GPU_NODE.match(n))
+    if stand_in and nodes:
+        gpus = max(gpus, 1)
+    return threading.BoundedSemaphore(gpus) if gpus else None
 
 
 def job_library(problem: ProblemSpec) -> tuple[str, ...]:

@@ -166,3 +166,16 @@ def test_a_hidden_device_must_be_a_dev_path() -> None:
     for bad in (["/etc/passwd"], ["/dev/../etc/passwd"], "/dev/nvidia0", [3]):
         with pytest.raises(ValueError, match="hidden devices must be a list of /dev paths"):
             JobLimits.from_json(fields | {"hidden_devices": bad})
+
+
+def test_only_an_nvidia_gpus_node_makes_a_host_one_for_cuda() -> None:
+    """A render node of another vendor's GPU is covered like any node, but CUDA cannot use
+    it: such a host has no GPU slot, so auto keeps every job on the CPU."""
+    from runner.launchers.sandbox import _gpu_slots
+
+    assert _gpu_slots(("/dev/dri/renderD128",), stand_in=False) is None
+    assert _gpu_slots((), stand_in=True) is None
+    two = _gpu_slots(("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidiactl"), stand_in=False)
+    assert two is not None
+    assert two.acquire(blocking=False) and two.acquire(blocking=False)
+    assert not two.acquire(blocking=False)
