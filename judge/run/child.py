@@ -71,9 +71,9 @@ def _load(
 ) -> tuple[types.ModuleType, types.ModuleType | None]:
     device = header.get("device", "cpu")
     if device != "cpu":  # the driver reads it (judge.run.job_device); a CPU job never asks
-        from judge.run.job_device import _set
+        from judge.run.job_device import set_job_device
 
-        _set(device)
+        set_job_device(device)
     withheld = header.get("withheld") or []
     if withheld:  # only torch problems withhold anything: the others never import the finder
         from judge.problem.withheld import install

@@ -11,9 +11,9 @@ with torch.cuda.is_available() (a GPU job's walls, its semaphore and the checker
 tolerance all follow the parent's choice, not the driver's). In the parent, which computes
 the references, it is always the CPU.
 
-A submission runs in the same process and could call `_set`: the device nodes it would
-need are covered in a CPU job (runner/jobspace.py), and running a CUDA job's work on the
-CPU only makes it slower.
+A submission runs in the same process and could call `set_job_device`: the device nodes it
+would need are covered in a CPU job (runner/jobspace.py), and running a CUDA job's work on
+the CPU only makes it slower.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import sys
 
 from judge.problem.device import Device
 
-_DEVICE = [Device.CPU]  # one value for the process; a list, so that _set needs no `global`
+# One value for the process; a list, so that set_job_device needs no `global`.
+_DEVICE = [Device.CPU]
 
 
 def job_device() -> Device:
@@ -30,7 +31,7 @@ def job_device() -> Device:
     return _DEVICE[0]
 
 
-def _set(device: object) -> None:
+def set_job_device(device: object) -> None:
     """The child's load step only: the device the parent chose for this job (its text)."""
     if device not in ("cpu", "cuda"):
         raise ValueError(f"a job's device is cpu or cuda, not {device!r}")
