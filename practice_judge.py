@@ -18,6 +18,7 @@ from judge.errors import UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from judge.problem.device import DevicePolicy
     from judge.run.interfaces import Launcher
 
 
@@ -30,11 +31,12 @@ def _needs(package: str, what: str) -> Iterator[None]:
         raise UsageError(f"{what} needs the {package} package and its extras ({exc})") from None
 
 
-def sandbox_launcher() -> Launcher:
-    """The launcher of `judge run --sandbox`: exactly the server's sandbox, one job each."""
+def sandbox_launcher(device: DevicePolicy) -> Launcher:
+    """The launcher of `judge run --sandbox`: exactly the server's sandbox, one job each,
+    choosing each job's device by `device` (--device)."""
     with _needs("runner", "--sandbox"):
         from runner.api import sandbox_launcher as make
-    return make()
+    return make(device)
 
 
 def serve(argv: list[str]) -> int:

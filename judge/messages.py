@@ -210,6 +210,23 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "未计分：与参考实现轮流计时，两者之比离散了 {spread}%（计分要求不超过 {limit}%），"
         "说明运行时机器正忙。请再提交一次",
     },
+    # A calibrated case on a CUDA job: its rule counts wall time, measured by the parent
+    # (judge/problem/limits.py RuleClock), since the kernel's CPU count misses the GPU's work.
+    "case.wall_hidden": {
+        "en": "took more time than this case allows on the GPU (a multiple of the reference's)",
+        "zh": "在 GPU 上用时超出本用例允许的上限（参考解用时的若干倍）",
+    },
+    "case.wall_public": {
+        "en": "stopped at {allowed} s of wall time on the GPU, this case's allowance; the "
+        "reference took {reference} s (the allowance is {factor} x that + {slack} s)",
+        "zh": "在 GPU 上用时到 {allowed} 秒（本用例的上限）时被终止；参考解用了 {reference} 秒"
+        "（上限是它的 {factor} 倍 + {slack} 秒）",
+    },
+    "case.wall_within": {
+        "en": "{used} s of wall time on the GPU of the {allowed} s allowed (the reference took "
+        "{reference} s)",
+        "zh": "在 GPU 上用了 {used} 秒，本用例允许 {allowed} 秒（参考解用了 {reference} 秒）",
+    },
     "case.too_fast": {
         "en": "answered faster than this machine's memory allows ({rate} GB/s of the bytes "
         "every answer must read; the ceiling is {ceiling} GB/s): the answer was not computed "
@@ -304,6 +321,23 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "在公开的点上都对，但{where}不同",
     },
     # `judge run`'s own lines (judge/commands/render.py).
+    # Why a job cannot be judged on this host (judge/problem/device.py choose_device).
+    "device.only_cuda": {
+        "en": "{slug} is judged only on a CUDA GPU, and this judge runs jobs on the CPU "
+        "(JUDGE_DEVICE=cpu): use auto or cuda on a machine with an NVIDIA GPU",
+        "zh": "{slug} 只能在 CUDA GPU 上判题，而本判题机只在 CPU 上运行任务（JUDGE_DEVICE=cpu）："
+        "请在有 NVIDIA GPU 的机器上使用 auto 或 cuda",
+    },
+    "device.only_cpu": {
+        "en": "{slug} is judged only on the CPU, and this judge runs jobs on CUDA "
+        "(JUDGE_DEVICE=cuda): use auto or cpu",
+        "zh": "{slug} 只能在 CPU 上判题，而本判题机在 CUDA 上运行任务（JUDGE_DEVICE=cuda）："
+        "请使用 auto 或 cpu",
+    },
+    "device.no_gpu": {
+        "en": "{slug} needs a CUDA GPU to be judged, and this machine has none (no /dev/nvidia0)",
+        "zh": "{slug} 需要 CUDA GPU 才能判题，而这台机器没有（没有 /dev/nvidia0）",
+    },
     "cli.header": {
         "en": "#|case|verdict|time|message",
         "zh": "#|用例|结果|用时|说明",

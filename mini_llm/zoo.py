@@ -2,6 +2,7 @@
 
     from mini_llm import zoo
     model = zoo.model("qwen3-gqa")       # a Transformer, eval mode, no gradients
+    model = zoo.model("qwen3-gqa", device="cuda")   # its copy on a GPU, made on first use
 
 Every checkpoint is a local Hugging Face folder under the models root: the repository's
 `models/` (beside this package, so the sandbox, which binds both under /opt/judge, finds
@@ -11,7 +12,10 @@ the others are generated from a fixed seed by `python -m mini_llm.zoo build` (`m
 
 A warm runner worker calls `warm()` before it forks jobs, so each job finds the models
 already in memory (shared with the worker, copy-on-write); the trusted parent loads the
-same files for the reference.
+same files for the reference. A copy on another device is made from the CPU's on first use,
+in the process that asks for it: a warm worker loads only CPU weights and never touches CUDA
+(a CUDA context does not survive fork), so a job's first call with device="cuda" is where its
+own CUDA context starts.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+import torch
 
 from mini_llm.config import TinyConfig
 from mini_llm.errors import CheckpointNotFoundError
@@ -112,6 +118,7 @@ CHECKPOINTS: dict[str, Checkpoint] = {
 GENERATED_FROM = "generated-from.txt"
 
 _loaded: dict[str, Transformer] = {}
+_on_device: dict[tuple[str, str], Transformer] = {}  # (name, device) -> a copy, not the CPU's
 _lock = threading.Lock()
 
 
@@ -142,14 +149,31 @@ def folder(name: str, root: Path | None = None) -> Path:
     return path
 
 
-def model(name: str) -> Transformer:
-    """The named checkpoint as a fp32 CPU Transformer, loaded on first use and then shared."""
+def model(name: str, device: str = "cpu") -> Transformer:
+    """The named checkpoint as a fp32 Transformer on `device`, loaded on first use and then
+    shared: on the CPU the checkpoint itself, elsewhere a copy of it made there."""
     with _lock:
         found = _loaded.get(name)
         if found is None:
             found = Transformer.from_pretrained(folder(name))
             _loaded[name] = found
-        return found
+        if device == "cpu":
+            return found
+        copy = _on_device.get((name, device))
+        if copy is None:
+            copy = moved(found, device)
+            _on_device[(name, device)] = copy
+        return copy
+
+
+def moved(source: Transformer, device: str) -> Transformer:
+    """A copy of `source` with every weight on `device`; `source` is left as it was (a
+    module's .to() would move the shared CPU model itself, under every later caller)."""
+    with torch.device("meta"):  # no random init: every weight is copied below
+        copy = Transformer(source.cfg)
+    copy.to_empty(device=device)
+    copy.load_state_dict(source.state_dict())
+    return copy.eval().requires_grad_(False)
 
 
 def warm(names: tuple[str, ...] | None = None) -> list[str]:

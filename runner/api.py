@@ -12,6 +12,7 @@ from types import TracebackType
 
 from judge.grading.report import Report
 from judge.kinds.registry import kind_of
+from judge.problem.device import DevicePolicy, DeviceUnavailable
 from judge.problem.limits import Limits
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
@@ -43,9 +44,12 @@ class Runner:
         # Hidden seeds kept ready per problem, their reference answers computed while the
         # judge is idle (runner.seedstock); 0 (the default outside a server) computes none.
         ready_seeds: int = 0,
+        # How each job's device is chosen (judge/problem/device.py): CUDA where this host
+        # has a GPU and the problem allows it (auto), always the CPU, or always CUDA.
+        device: DevicePolicy = DevicePolicy.AUTO,
     ) -> None:
         self.problems = ProblemSet(problems_root)
-        self.launcher = SandboxLauncher(pool_size=pool_size)
+        self.launcher = SandboxLauncher(pool_size=pool_size, policy=device)
         self.cache = ReferenceCache(cache_entries)
         self.gate = IdleGate()
         self.stock = SeedStock(self.cache, self.gate, ready_seeds, prepare=self._calibrate)
@@ -101,10 +105,14 @@ class Runner:
     ) -> Report:
         kind = kind_of(spec)
         try:
+            device = self.launcher.device_for(spec)
+        except DeviceUnavailable as exc:  # a clear IE, never a crash: this host cannot judge it
+            return internal_error(spec, seed, str(exc))
+        try:
             if progress is not None and not self.cache.has(spec, seed):
                 progress(Phase(Stage.PREPARING, 0, 0))  # its count is known once they exist
             entry = self.cache.entry(spec, seed)
-            if progress is not None and self.cache.needs_calibration(spec, entry.cases):
+            if progress is not None and self.cache.needs_calibration(spec, entry.cases, device):
                 progress(Phase.before(Stage.CALIBRATING, entry.cases))
             cpu = self.cache.cpu(spec, seed, self.launcher)
         except Exception:
@@ -165,6 +173,6 @@ def judge(
         launcher.close()
 
 
-def sandbox_launcher() -> SandboxLauncher:
+def sandbox_launcher(device: DevicePolicy = DevicePolicy.AUTO) -> SandboxLauncher:
     """The launcher `judge run --sandbox` uses: exactly the server's sandbox, one job each."""
-    return SandboxLauncher(pool_size=0)
+    return SandboxLauncher(pool_size=0, policy=device)

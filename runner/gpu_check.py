@@ -49,7 +49,7 @@ slug = "gpu-check"
 order = 1
 chapter = "gpu"
 tier = "torch"
-device = "cuda"
+devices = ["cuda"]
 points = 1
 tags = ["gpu"]
 [title]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from judge.problem.cases import Case, build_cases
+from judge.problem.device import Device
 from judge.problem.limits import CpuAllowance
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
@@ -52,7 +53,7 @@ class ReferenceCache:
         # job costs as much as a submission's, and a calibrated case costs the same on every
         # seed (its shape is fixed, only its content is drawn), so each name is measured once
         # even though every submission has a seed of its own.
-        self._cpu: dict[tuple[str, str], dict[str, CpuAllowance] | None] = {}
+        self._cpu: dict[tuple[str, str, Device], dict[str, CpuAllowance] | None] = {}
         self._cpu_lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -97,12 +98,14 @@ class ReferenceCache:
         with self._lock:
             return (problem.slug, problem.version, seed) in self._entries
 
-    def needs_calibration(self, problem: ProblemSpec, cases: list[Case]) -> bool:
-        """Whether `cpu_for` would run the reference for some of `cases` now."""
+    def needs_calibration(
+        self, problem: ProblemSpec, cases: list[Case], device: Device = Device.CPU
+    ) -> bool:
+        """Whether `cpu_for` would run the reference for some of `cases` on `device` now."""
         if problem.cpu_rule is None:
             return False
         with self._cpu_lock:
-            known = self._cpu.get((problem.slug, problem.version), {})
+            known = self._cpu.get((problem.slug, problem.version, device), {})
         return known is not None and any(c.calibrated and c.name not in known for c in cases)
 
     def put(self, problem: ProblemSpec, seed: int | None, entry: Entry) -> None:
@@ -130,18 +133,21 @@ class ReferenceCache:
     def cpu_for(
         self, problem: ProblemSpec, cases: list[Case], launcher: Launcher
     ) -> dict[str, CpuAllowance] | None:
-        """As `cpu`, for cases already at hand (a seed runner.seedstock prepares)."""
+        """As `cpu`, for cases already at hand (a seed runner.seedstock prepares). Measured
+        on the device the launcher chooses for the problem, and kept per device: a CUDA job's
+        allowances count wall time on the GPU, a CPU job's CPU time."""
         if problem.cpu_rule is None:
             return {}
-        key = (problem.slug, problem.version)
+        device = launcher.device_for(problem)
+        key = (problem.slug, problem.version, device)
         with self._cpu_lock:  # one reference job at a time; later callers find the result
             known = self._cpu.get(key, {})
             if known is None:
                 return None
             missing = [c for c in cases if c.calibrated and c.name not in known]
             if missing:
-                load = load_message(problem, problem.reference_source())
-                measured = calibrate(problem, missing, launcher, problem.limits, load)
+                load = load_message(problem, problem.reference_source(), device)
+                measured = calibrate(problem, missing, launcher, problem.limits, load, device)
                 known = None if measured is None else {**known, **measured}
                 self._cpu[key] = known
                 while len(self._cpu) > self.max_entries:

@@ -13,6 +13,7 @@ same CPU quota and the same weight.
 from __future__ import annotations
 
 from judge.grading.outcome import ExitInfo
+from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from judge.run.launch import LocalProcess
@@ -28,11 +29,17 @@ _MAX_TASKS = 64  # threads count as tasks in the pids controller
 class TrustedChild:
     """ChildHandle of a trusted child in a cgroup of its own; removed with it on cleanup."""
 
-    def __init__(self, problem: ProblemSpec, limits: Limits, cgroups: CgroupSupport) -> None:
+    def __init__(
+        self,
+        problem: ProblemSpec,
+        limits: Limits,
+        cgroups: CgroupSupport,
+        device: Device = Device.CPU,
+    ) -> None:
         self._workdir = WorkDir()
         self._cgroup: JobCgroup | None = None
         try:
-            self._process = LocalProcess(problem, limits, self._workdir.path)
+            self._process = LocalProcess(problem, limits, self._workdir.path, device=device)
         except BaseException:
             self._workdir.remove()
             raise

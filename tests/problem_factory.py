@@ -136,11 +136,13 @@ def write_web_problem(
     chapter: str = "basics",
     reference: str | None = None,
     tier: str = "browser",
-    device: str = "cpu",
+    devices: tuple[str, ...] = ("cpu",),
 ) -> Path:
     """The platform's add problem as root/slug (five cases: two public, three generated)."""
-    # Only a GPU problem names its device, so every other problem.toml stays as it was.
-    device_line = "" if device == "cpu" else f'device = "{device}"\n'
+    # Only a problem that can run on a GPU names its devices, so every other problem.toml
+    # stays as it was.
+    listed = ", ".join(f'"{d}"' for d in devices)
+    device_line = "" if devices == ("cpu",) else f"devices = [{listed}]\n"
     toml = (
         f'slug = "{slug}"\norder = {order}\nchapter = "{chapter}"\ntier = "{tier}"\n'
         f'{device_line}points = 100\ntags = ["arith", "warm-up"]\n\n'

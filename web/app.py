@@ -78,6 +78,7 @@ def _make_state(config: WebConfig) -> PlatformState:
             workers=config.workers,
             problems_dir=config.problems_dir,
             ready_seeds=config.ready_seeds,
+            device=config.device,
         )
         _hide_from_submissions(judge, config)
         queue = _embedded_queue(config, sessions, catalog, judge)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from judge.problem.device import DevicePolicy, parse_policy
 from web.store.filemodes import private_dir, private_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,8 @@ class WebConfig:
     # "unsafe-local": the core's judge_source with a plain child process (or `launcher`):
     # no sandbox, so `judge serve` allows it only on a loopback address (web.judging.core_seam).
     judge_backend: str = "sandbox"
+    # How each job's device is chosen (JUDGE_DEVICE: auto, cpu or cuda; judge/problem/device.py).
+    device: DevicePolicy = DevicePolicy.AUTO
     # "module:callable" giving an unsafe-local launcher; empty: runner.launchers.unsafe_local's.
     launcher: str = ""
     queue: QueueKind = QueueKind.EMBEDDED
@@ -122,6 +125,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         run_slots=int(env.get("JUDGE_RUN_SLOTS", "1")),
         ready_seeds=int(env.get("JUDGE_READY_SEEDS", "1")),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
+        device=parse_policy(env.get("JUDGE_DEVICE", "auto")),
         launcher=env.get("JUDGE_LAUNCHER", ""),
         queue=_queue_kind(env.get("JUDGE_QUEUE", QueueKind.EMBEDDED.value)),
         broker_url=env.get("JUDGE_BROKER_URL", ""),

@@ -26,6 +26,7 @@ from pathlib import Path
 from judge.errors import JudgeError, UsageError
 from judge.kinds.registry import kind_of
 from judge.messages import Message, lang_of, raw, say
+from judge.problem.device import DevicePolicy, parse_policy
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.source_check import validate_source
@@ -35,6 +36,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.grading.report import CaseResult, Report
     from judge.run.interfaces import Launcher
+    from judge.run.launch import StartedLauncher
     from judge.run.phase import Progress
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -133,7 +135,7 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(
-    sandbox: Callable[[], Launcher] | None = None,
+    sandbox: Callable[[DevicePolicy], Launcher] | None = None,
     commands: Mapping[str, Command] | None = None,
     invocation: Invocation = Invocation("judge"),
 ) -> argparse.ArgumentParser:
@@ -190,6 +192,13 @@ def build_parser(
         )
     p.set_defaults(sandbox=False, make_sandbox=sandbox)
     p.add_argument(
+        "--device",
+        default=None,
+        metavar="auto|cpu|cuda",
+        help="where the cases run: cuda where there is a GPU and the problem allows it (auto), "
+        "always the CPU, or always CUDA (default: $JUDGE_DEVICE, else auto)",
+    )
+    p.add_argument(
         "--seed", type=int, default=None, help="generated-case seed (default: the public seed)"
     )
     p = sub.add_parser("check", help="self-test problems (for authors)")
@@ -210,7 +219,7 @@ def build_parser(
 def main(
     argv: Sequence[str] | None = None,
     *,
-    sandbox: Callable[[], Launcher] | None = None,
+    sandbox: Callable[[DevicePolicy], Launcher] | None = None,
     commands: Mapping[str, Command] | None = None,
     invocation: Invocation | None = None,
 ) -> int:
@@ -232,7 +241,7 @@ def main(
 
 def _run(
     argv: list[str],
-    sandbox: Callable[[], Launcher] | None,
+    sandbox: Callable[[DevicePolicy], Launcher] | None,
     added: dict[str, Command],
     invocation: Invocation,
 ) -> int:
@@ -347,7 +356,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     source = read_source(args.file)
     kind = kind_of(problem)
     runs = kind.runs_code  # answers that are data run nothing: no sandbox is needed
-    launcher = args.make_sandbox() if args.sandbox and runs else None
+    policy = _device_policy(args)
+    launcher = args.make_sandbox(policy) if args.sandbox and runs else None
     lang = _lang(args)
     if launcher is None and not args.json and runs:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
@@ -355,11 +365,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     # A local child starts now, and its interpreter starts while this process imports the
     # judging machinery below. Not under a CPU rule: the reference is timed in a child of
     # its own first, with nothing else running.
-    early = None
-    if launcher is None and runs and problem.cpu_rule is None:
+    early: StartedLauncher | None = None
+    if launcher is None and runs:
         from judge.run.launch import StartedLauncher
 
-        early = StartedLauncher(problem, problem.limits)
+        # Under a CPU rule nothing starts early: the reference is timed in a child of its
+        # own first, with nothing else running.
+        early = StartedLauncher(problem, problem.limits, policy, start=problem.cpu_rule is None)
     try:
         report = kind.judge(
             problem, source, seed=args.seed, launcher=launcher or early, progress=progress,
@@ -381,6 +393,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
 
 
+def _device_policy(args: argparse.Namespace) -> DevicePolicy:
+    """--device, else $JUDGE_DEVICE, else auto; a usage error naming the choices."""
+    given = args.device if args.device is not None else os.environ.get("JUDGE_DEVICE", "auto")
+    where = "--device" if args.device is not None else "JUDGE_DEVICE"
+    try:
+        return parse_policy(given, where)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def run_input(args: argparse.Namespace) -> int:
     """`judge run SLUG FILE --input ARGS_JSON`: the learner's code and the reference on the
     learner's own arguments, each in a child, printed side by side. A refused input is a
@@ -398,7 +420,7 @@ def run_input(args: argparse.Namespace) -> int:
 
     text = _read_text(args.input)
     custom = CustomInput.from_text(problem, text)  # InputRefused: one line, exit 2
-    launcher = args.make_sandbox() if args.sandbox else None
+    launcher = args.make_sandbox(_device_policy(args)) if args.sandbox else None
     lang = _lang(args)
     if launcher is None and not args.json:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
@@ -470,7 +492,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(skipped.render(lang), file=sys.stderr)
         specs = [s for s in specs if s.tier != "torch"]
     code_problems = any(kind_of(s).runs_code for s in specs)
-    launcher = args.make_sandbox() if args.sandbox and code_problems else None
+    launcher = args.make_sandbox(DevicePolicy.AUTO) if args.sandbox and code_problems else None
     try:
         results = [check_problem(p, launcher) for p in specs]
     finally:

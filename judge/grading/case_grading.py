@@ -11,6 +11,7 @@ from judge.grading.report import CaseResult
 from judge.messages import Message, raw, recognise, say
 from judge.problem.cases import Case
 from judge.problem.checkers import check
+from judge.problem.limits import RuleClock
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -34,8 +35,9 @@ def grade(
         return conceal(result)
     if outcome.stdout or outcome.stderr:
         result = replace(result, stdout=outcome.stdout, stderr=outcome.stderr)
-    if result.verdict is Verdict.AC and allowance is not None and outcome.cpu_s is not None:
-        said = _cpu_within(outcome.cpu_s, allowance)
+    used = _used(outcome, allowance)
+    if result.verdict is Verdict.AC and allowance is not None and used is not None:
+        said = _cpu_within(used, allowance)
         return replace(result, message=said.en, text=said)
     if result.verdict in (Verdict.AC, None):
         return result
@@ -154,12 +156,22 @@ def coarse_ms(time_ms: float, step_ms: float) -> float:
     return round(math.ceil(time_ms / step_ms) * step_ms, 3)
 
 
+def _used(outcome: Outcome, allowance: CpuAllowance | None) -> float | None:
+    """What a calibrated case used of its allowance's clock: CPU seconds, or wall seconds
+    on a CUDA job (the parent's time from request to answer)."""
+    if allowance is None:
+        return None
+    if allowance.clock is RuleClock.WALL:
+        return outcome.time_ms / 1000
+    return outcome.cpu_s
+
+
 def _cpu_within(used_s: float, allowance: CpuAllowance) -> Message:
     """How close a passing calibrated case came to its CPU allowance: a learner tuning for
     the rule sees the margin before a TLE tells them (hidden cases never show it, since the
     reference's time says how large the case is)."""
     return say(
-        "case.cpu_within",
+        "case.wall_within" if allowance.clock is RuleClock.WALL else "case.cpu_within",
         used=f"{used_s:.2f}",
         allowed=f"{allowance.seconds:.2f}",
         reference=f"{allowance.reference_s:.2f}",
@@ -197,6 +209,8 @@ _SESSION_SAYS = (
     "case.no_load_ack",
     "case.cpu_hidden",
     "case.cpu_public",
+    "case.wall_hidden",
+    "case.wall_public",
 )
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import os
 import sys
 
+from judge.problem.device import Device
 
-def describe(tier: str, launcher: str) -> dict[str, str]:
+
+def describe(tier: str, launcher: str, device: Device = Device.CPU) -> dict[str, str]:
+    """Where the run happened. A torch-tier run names the job's `device` ("cpu" or "cuda":
+    the one the parent chose for the job, judge/problem/device.py), never this process's
+    (which computes the references on the CPU and never touches CUDA)."""
     env = {
         "python": ".".join(str(n) for n in sys.version_info[:3]),
         "implementation": sys.implementation.name,
@@ -16,6 +21,7 @@ def describe(tier: str, launcher: str) -> dict[str, str]:
     }
     if tier == "torch":
         env.update(_torch())
+        env["device"] = device.value
     return env
 
 
@@ -24,7 +30,4 @@ def _torch() -> dict[str, str]:
     torch = sys.modules.get("torch")
     if torch is None:
         return {"torch": "not loaded"}
-    device = "cpu"
-    if torch.cuda.is_available():
-        device = f"cuda ({torch.cuda.get_device_name(0)})"
-    return {"torch": str(torch.__version__), "device": device}
+    return {"torch": str(torch.__version__)}

@@ -30,18 +30,46 @@ MAX_SHOWN = 8000
 
 
 @dataclass(frozen=True, slots=True)
+class Tolerance:
+    """A relative and an absolute tolerance: a CUDA job's (problem.toml [checker.cuda])."""
+
+    rel_tol: float
+    abs_tol: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
+
+
+@dataclass(frozen=True, slots=True)
 class CheckSpec:
     """Which checker and its tolerances.
 
     Numbers pass iff |got - expected| <= max(rel_tol * |expected|, abs_tol); tensor
-    elements pass iff |got - expected| <= abs_tol + rel_tol * |expected| (torch.allclose)."""
+    elements pass iff |got - expected| <= abs_tol + rel_tol * |expected| (torch.allclose).
+    rel_tol and abs_tol are a CPU job's; `cuda` is a CUDA job's where the problem states
+    one (its references are computed on the CPU, so a GPU's other order of summation is
+    part of the difference), else the CPU's serve both."""
 
     kind: str = "value"
     rel_tol: float = 1e-9
     abs_tol: float = 0.0
+    cuda: Tolerance | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
+        data: dict[str, object] = {
+            "kind": self.kind,
+            "rel_tol": self.rel_tol,
+            "abs_tol": self.abs_tol,
+        }
+        if self.cuda is not None:
+            data["cuda"] = self.cuda.to_dict()
+        return data
+
+    def on(self, device: str) -> CheckSpec:
+        """The spec a job on `device` ("cpu" or "cuda") is checked with: one tolerance."""
+        if device != "cuda" or self.cuda is None:
+            return self if self.cuda is None else CheckSpec(self.kind, self.rel_tol, self.abs_tol)
+        return CheckSpec(self.kind, self.cuda.rel_tol, self.cuda.abs_tol)
 
 
 @dataclass(frozen=True, slots=True)

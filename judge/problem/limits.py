@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,19 +39,44 @@ class CpuRule:
         return self.factor * reference_s + self.slack_s
 
 
+class RuleClock(str, Enum):
+    """What a calibrated case's allowance counts. The CPU: the kernel's count of the job's
+    CPU time (a CPU job). The wall clock: the parent's time from request to answer (a CUDA
+    job, whose work on the GPU the kernel's CPU count never sees: a loop that recomputes the
+    prefix shows as GPU time, not CPU time). Either way the reference is measured the same
+    way on the same device (judge/run/calibration.py), with the same factor and slack."""
+
+    CPU = "cpu"
+    WALL = "wall"
+
+
+_WALL_HIDDEN = "took more time than this case allows on the GPU (a multiple of the reference's)"
+
+
 @dataclass(frozen=True, slots=True)
 class CpuAllowance:
-    """One calibrated case's CPU cap: the rule applied to what the reference used on it."""
+    """One calibrated case's cap: the rule applied to what the reference used on it, counted
+    by `clock` (CPU time on the CPU, wall time on CUDA)."""
 
     rule: CpuRule
     reference_s: float
+    clock: RuleClock = RuleClock.CPU
 
     @property
     def seconds(self) -> float:
         return self.rule.limit(self.reference_s)
 
     def describe(self, public: bool) -> str:
-        """Why a case was stopped (judge.messages' case.cpu_public, as English text)."""
+        """Why a case was stopped (judge.messages' case.cpu_public or case.wall_public, as
+        English text)."""
+        if self.clock is RuleClock.WALL:
+            if not public:
+                return _WALL_HIDDEN
+            return (
+                f"stopped at {self.seconds:.2f} s of wall time on the GPU, this case's "
+                f"allowance; the reference took {self.reference_s:.2f} s (the allowance is "
+                f"{self.rule.factor:g} x that + {self.rule.slack_s:g} s)"
+            )
         if not public:  # the reference's time on a hidden case would say how large it is
             return "used more CPU time than this case allows (a multiple of the reference's)"
         return (

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from judge.errors import SpecError
 from judge.messages import LANGS
-from judge.problem.checkers import CHECKER_KINDS, CheckSpec
+from judge.problem.checkers import CHECKER_KINDS, CheckSpec, Tolerance
+from judge.problem.device import Device
 from judge.problem.guide import Hint, has_editorial, load_hints
 from judge.problem.limits import CpuRule, Limits
 
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from judge.quiz.questions import Quiz
 
 TIERS = ("browser", "torch")
-# Where the problem's cases must run: "cuda" problems are judged only by workers that have
-# an NVIDIA GPU (the server's gpu queue); every other problem runs on any CPU.
-DEVICES = ("cpu", "cuda")
+# The devices a problem's cases can be judged on (problem.toml `devices`, default ["cpu"]); the
+# judge picks one per job (judge/problem/device.py). A problem that lists only "cuda" is judged
+# only by workers that have an NVIDIA GPU (the server's gpu queue).
+DEVICES = tuple(d.value for d in Device)
 # How hard the problem is for a reader of its chapter (the problem list shows it); optional,
 # because a problem written before the field existed is still a problem.
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -85,7 +87,8 @@ class ProblemSpec:
     quiz: Quiz | None = None  # a quiz's questions and answer key (judge/quiz/questions.py)
     cpu_rule: CpuRule | None = None  # [limits] cpu_vs_reference: the calibrated cases' CPU cap
     speed: SpeedSpec | None = None  # [speed]: a speed problem, scored on its timed cases
-    device: str = "cpu"  # "cuda": judged only where there is a GPU (see DEVICES)
+    # Where its cases can run, in problem.toml's order; the judge picks one per job
+    devices: tuple[Device, ...] = (Device.CPU,)
     difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
     section: str | None = None  # the chapter section it practises (SECTION_RE), if named
     hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/problem/guide.py): public
@@ -152,7 +155,7 @@ class ProblemSpec:
             "limits": self.limits.to_dict(),
             "names": list(self.names),
             "speed": {"unit": self.speed.unit} if self.speed else None,
-            "device": self.device,
+            "devices": [d.value for d in self.devices],
             "difficulty": self.difficulty,
             "section": self.section,
             "withheld": list(self.withheld),
@@ -254,7 +257,7 @@ class CommonFields:
     chapter: str
     points: int
     tags: tuple[str, ...]
-    device: str = "cpu"
+    devices: tuple[Device, ...] = (Device.CPU,)
     difficulty: str | None = None
     section: str | None = None
 
@@ -289,7 +292,7 @@ class CommonFields:
             quiz=quiz,
             cpu_rule=cpu_rule,
             speed=speed,
-            device=self.device,
+            devices=self.devices,
             difficulty=self.difficulty,
             section=self.section,
             hints=load_hints(folder),
@@ -307,11 +310,7 @@ def _common(f: Fields, folder: Path, file: str) -> CommonFields:
     tier = f.string("tier")
     if tier not in TIERS:
         raise SpecError(file, "tier", f"{tier!r} must be one of {', '.join(TIERS)}")
-    device = f.string("device") if "device" in f.data else "cpu"
-    if device not in DEVICES:
-        raise SpecError(file, "device", f"{device!r} must be one of {', '.join(DEVICES)}")
-    if device == "cuda" and tier != "torch":
-        raise SpecError(file, "device", "only a torch-tier problem can need a GPU")
+    devices = _devices(f, tier)
     difficulty = f.data.get("difficulty")
     if difficulty is not None and difficulty not in DIFFICULTIES:
         choices = ", ".join(f'"{d}"' for d in DIFFICULTIES)
@@ -329,10 +328,29 @@ def _common(f: Fields, folder: Path, file: str) -> CommonFields:
         chapter=f.string("chapter"),
         points=f.integer("points", minimum=0),
         tags=tuple(f.strings("tags")),
-        device=device,
+        devices=devices,
         difficulty=difficulty if isinstance(difficulty, str) else None,
         section=section if isinstance(section, str) else None,
     )
+
+
+def _devices(f: Fields, tier: str) -> tuple[Device, ...]:
+    """problem.toml `devices`: a non-empty list of distinct DEVICES; "cuda" for torch only."""
+    if "device" in f.data:  # the single key this list replaced: say so rather than ignore it
+        raise SpecError(f.file, "device", 'replaced by `devices = ["cpu", "cuda"]` (a list)')
+    if "devices" not in f.data:
+        return (Device.CPU,)
+    names = f.strings("devices")
+    if not names:
+        raise SpecError(f.file, "devices", "must list at least one of " + ", ".join(DEVICES))
+    for name in names:
+        if name not in DEVICES:
+            raise SpecError(f.file, "devices", f"{name!r} must be one of {', '.join(DEVICES)}")
+    if len(set(names)) != len(names):
+        raise SpecError(f.file, "devices", "lists a device twice")
+    if "cuda" in names and tier != "torch":
+        raise SpecError(f.file, "devices", "only a torch-tier problem can run on a GPU")
+    return tuple(Device(name) for name in names)
 
 
 def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
@@ -427,8 +445,9 @@ def _names(f: Fields) -> tuple[str, ...]:
 
 
 def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
-    """A checker table (problem.toml [checker] or a case's "check")."""
-    unknown = set(table) - {"kind", "rel_tol", "abs_tol"}
+    """A checker table (problem.toml [checker] or a case's "check"); its rel_tol and abs_tol
+    are a CPU job's, an optional `cuda` table (rel_tol, abs_tol) a CUDA job's."""
+    unknown = set(table) - {"kind", "rel_tol", "abs_tol", "cuda"}
     if unknown:
         raise SpecError(file, f"{field}.{sorted(unknown)[0]}", "unknown key")
     kind = table.get("kind", "value")
@@ -436,13 +455,33 @@ def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
         raise SpecError(
             file, f"{field}.kind", f"{kind!r} must be one of {', '.join(CHECKER_KINDS)}"
         )
-    tols = {}
-    for key, default in (("rel_tol", 1e-9), ("abs_tol", 0.0)):
+    rel, abs_ = _tolerances(table, file, field, (1e-9, 0.0))
+    cuda = None
+    if "cuda" in table:
+        gpu = table["cuda"]
+        if type(gpu) is not dict:
+            raise SpecError(file, f"{field}.cuda", "must be a table with rel_tol and abs_tol")
+        unknown = set(gpu) - {"rel_tol", "abs_tol"}
+        if unknown:
+            raise SpecError(file, f"{field}.cuda.{sorted(unknown)[0]}", "unknown key")
+        cuda_rel, cuda_abs = _tolerances(gpu, file, f"{field}.cuda", (rel, abs_))
+        if cuda_rel < rel or cuda_abs < abs_:
+            # The GPU's results differ from the CPU reference by at least what the CPU's do.
+            raise SpecError(file, f"{field}.cuda", "must not be tighter than the CPU's tolerance")
+        cuda = Tolerance(cuda_rel, cuda_abs)
+    return CheckSpec(kind=str(kind), rel_tol=rel, abs_tol=abs_, cuda=cuda)
+
+
+def _tolerances(
+    table: dict[str, object], file: str, field: str, defaults: tuple[float, float]
+) -> tuple[float, float]:
+    tols = []
+    for key, default in zip(("rel_tol", "abs_tol"), defaults, strict=True):
         value = table.get(key, default)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1e9:
             raise SpecError(file, f"{field}.{key}", f"{value!r} must be a number >= 0")
-        tols[key] = float(value)
-    return CheckSpec(kind=str(kind), rel_tol=tols["rel_tol"], abs_tol=tols["abs_tol"])
+        tols.append(float(value))
+    return tols[0], tols[1]
 
 
 def content_version(folder: Path) -> str:

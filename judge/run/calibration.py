@@ -5,13 +5,18 @@ needs on that very case, on the same kind of worker, counted the same way: the r
 runs as a child of the same launcher, and the kernel's count of its CPU time is read by
 the parent (judge/run/cpu_clock.py). Nothing the submission does can change the reference's
 figure, and its own figure is the kernel's, not its own clock's.
+
+On a CUDA job the kernel's CPU count misses the GPU's work, so the rule counts wall time
+instead (judge/problem/limits.py RuleClock): the reference runs as a child on the same
+device, and the parent's clock times it from request to answer, as it times the submission.
 """
 
 from __future__ import annotations
 
-from judge.grading.outcome import OutcomeKind
+from judge.grading.outcome import Outcome, OutcomeKind
 from judge.problem.cases import Case
-from judge.problem.limits import CpuAllowance, Limits
+from judge.problem.device import Device
+from judge.problem.limits import CpuAllowance, Limits, RuleClock
 from judge.problem.spec import ProblemSpec
 from judge.run.session import Session
 
@@ -30,24 +35,41 @@ def calibrate(
     launcher: Launcher,
     limits: Limits,
     load: dict[str, object],
+    device: Device = Device.CPU,
 ) -> dict[str, CpuAllowance] | None:
-    """Each calibrated case's allowance; {} when there are none; None where this launcher
-    cannot count a child's CPU time (the rule is then not enforced, and reports say so)."""
+    """Each calibrated case's allowance on `device` (the job's, as `load` says); {} when
+    there are none; None where a CPU job's CPU time cannot be counted by this launcher (the
+    rule is then not enforced, and reports say so)."""
     rule = problem.cpu_rule
     chosen = [case for case in cases if case.calibrated]
     if rule is None or not chosen:
         return {}
-    handle = launcher.launch(problem, limits)
+    clock = rule_clock(device)
+    handle = launcher.launch(problem, limits, device)
     try:
-        if handle.cpu_seconds() is None:
+        if clock is RuleClock.CPU and handle.cpu_seconds() is None:
             return None
         result = Session(handle, limits, problem.tier).run(load, chosen)
     finally:
         handle.cleanup()
     allowances = {}
     for case, outcome in zip(chosen, result.outcomes, strict=True):
-        if outcome.kind is not OutcomeKind.RESULT or outcome.cpu_s is None:
+        used = measured(outcome, clock)
+        if outcome.kind is not OutcomeKind.RESULT or used is None:
             detail = result.load_error or outcome.message or outcome.kind.value
             raise CalibrationFailed(f"the reference did not answer {case.name}: {detail}")
-        allowances[case.name] = CpuAllowance(rule, outcome.cpu_s)
+        allowances[case.name] = CpuAllowance(rule, used, clock)
     return allowances
+
+
+def rule_clock(device: Device) -> RuleClock:
+    """What a calibrated case counts on `device`: CPU time on the CPU, wall time on CUDA."""
+    return RuleClock.WALL if device is Device.CUDA else RuleClock.CPU
+
+
+def measured(outcome: Outcome, clock: RuleClock) -> float | None:
+    """A case's figure under `clock`, in seconds: the kernel's CPU count, or the parent's
+    time from request to answer; None where it was not counted."""
+    if clock is RuleClock.WALL:
+        return outcome.time_ms / 1000
+    return outcome.cpu_s

@@ -69,6 +69,11 @@ def _serve(request_fd: int, result_fd: int) -> None:
 def _load(
     header: dict[str, object], result_fd: int
 ) -> tuple[types.ModuleType, types.ModuleType | None]:
+    device = header.get("device", "cpu")
+    if device != "cpu":  # the driver reads it (judge.run.job_device); a CPU job never asks
+        from judge.run.job_device import set_job_device
+
+        set_job_device(device)
     withheld = header.get("withheld") or []
     if withheld:  # only torch problems withhold anything: the others never import the finder
         from judge.problem.withheld import install

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 
-def apply_rlimits(limits: dict[str, float], tier: str) -> None:
-    """Lower this process's hard limits before any submitted code runs."""
+def apply_rlimits(limits: dict[str, float], tier: str, address_space: bool = True) -> None:
+    """Lower this process's hard limits before any submitted code runs. A CUDA job goes
+    without the address-space limit (`address_space` False): CUDA reserves about twice the
+    device's memory in virtual address space, far more than it touches."""
     import resource
 
     mib = 1 << 20
@@ -14,12 +16,13 @@ def apply_rlimits(limits: dict[str, float], tier: str) -> None:
     headroom = 64 * mib if tier == "browser" else 3072 * mib
     cpu = int(limits["total_time_s"]) + 1
     wanted = {
-        resource.RLIMIT_AS: int(limits["memory_mb"]) * mib + headroom,
         resource.RLIMIT_CPU: cpu,
         resource.RLIMIT_FSIZE: int(limits["max_file_bytes"]),
         resource.RLIMIT_NOFILE: int(limits["max_open_files"]),
         resource.RLIMIT_CORE: 0,
     }
+    if address_space:
+        wanted[resource.RLIMIT_AS] = int(limits["memory_mb"]) * mib + headroom
     for which, value in wanted.items():
         _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
@@ -32,7 +35,7 @@ def apply_rlimits(limits: dict[str, float], tier: str) -> None:
 
 def main(request_fd: int, result_fd: int, config: str) -> None:
     settings = json.loads(config)
-    apply_rlimits(settings["limits"], settings["tier"])
+    apply_rlimits(settings["limits"], settings["tier"], settings.get("device", "cpu") != "cuda")
     from judge.run.child import serve
 
     serve(request_fd, result_fd)

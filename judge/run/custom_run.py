@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judge.errors import InputRefused
 from judge.grading import environment
@@ -23,6 +23,7 @@ from judge.messages import LANGS, Message, say
 from judge.pictures.reproduce import Reproducer
 from judge.problem.checkers import CheckSpec, show
 from judge.problem.custom_input import CUSTOM_CASE, CustomInput
+from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import budget_for
 from judge.run.judge_source import build_report, load_message
@@ -114,17 +115,22 @@ def run_custom(
 def _run(
     problem: ProblemSpec, custom: CustomInput, source: str | None, launcher: Launcher
 ) -> CustomRun:
-    reference, ran = _one_case(problem, custom, problem.reference_source(), launcher)
+    # The learner's code runs on the device a judging would choose; so does the reference,
+    # so that what it shows beside the learner's answer is what that device computes.
+    device = launcher.device_for(problem)
+    reference, ran = _one_case(problem, custom, problem.reference_source(), launcher, device)
     if reference.kind is not OutcomeKind.RESULT:
         failure = _reference_failure(reference, ran)
         return CustomRun(custom.args, reference_failure=failure)
     if source is None:
         return CustomRun(custom.args, reference=reference.observation, check=custom.case.check)
     expected = {custom.case.name: reference.observation}
-    yours, result = _one_case(problem, custom, source, launcher, expected)
+    yours, result = _one_case(problem, custom, source, launcher, device, expected)
     reproducer = Reproducer(problem.slug, problem.cases_source(), "")
-    graded: list[CaseResult] = [grade(custom.case, yours, reference.observation, reproducer)]
-    env = environment.describe(problem.tier, launcher.name)
+    case = custom.case
+    case = replace(case, check=case.check.on(device.value))
+    graded: list[CaseResult] = [grade(case, yours, reference.observation, reproducer)]
+    env = environment.describe(problem.tier, launcher.name, device)
     report = build_report(problem, [custom.case], graded, result, None, env, problem.limits)
     return CustomRun(
         custom.args, reference=reference.observation, report=report, check=custom.case.check
@@ -136,17 +142,17 @@ def _one_case(
     custom: CustomInput,
     source: str,
     launcher: Launcher,
+    device: Device,
     expected: dict[str, object] | None = None,
 ) -> tuple[Outcome, SessionResult]:
-    """The case run on `source` in a fresh child: its outcome, observation kept."""
+    """The case run on `source` in a fresh child on `device`: its outcome, observation kept."""
     seen: list[Outcome] = []
-    handle = launcher.launch(problem, problem.limits)
+    handle = launcher.launch(problem, problem.limits, device)
     try:
         budget = budget_for(expected) if expected is not None else None
         session = Session(handle, problem.limits, problem.tier, budget)
-        result = session.run(
-            load_message(problem, source), [custom.case], on_outcome=lambda _, o: seen.append(o)
-        )
+        load = load_message(problem, source, device)
+        result = session.run(load, [custom.case], on_outcome=lambda _, o: seen.append(o))
     finally:
         handle.cleanup()
     return (seen[0] if seen else Outcome(OutcomeKind.SKIPPED)), result

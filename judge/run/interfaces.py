@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from judge.grading.outcome import ExitInfo
+from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 
@@ -52,9 +53,20 @@ class Launcher(Protocol):
         """How its handles' cpu_seconds() count, named in a report under a CPU rule: e.g.
         "the job's cgroup (v2)" or "the child's session, walked in /proc"."""
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> ChildHandle: ...
+    def device_for(self, problem: ProblemSpec) -> Device:
+        """The device a job of `problem` runs on here, from the launcher's policy and the
+        host's GPU nodes (judge/problem/device.py choose_device); DeviceUnavailable, with a
+        sentence for the reader, where none fits."""
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> ChildHandle:
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> ChildHandle:
+        """A job of `problem` on `device` (device_for's choice, made by the parent): only a
+        CUDA job may reach a GPU and go without the address-space limit."""
+
+    def launch_trusted(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> ChildHandle:
         """A child for trusted code (a speed problem's reference, timed in turn with a job:
         judge/run/pacer.py), placed as this launcher's jobs are for the CPU scheduler (a
         session, a cgroup of its own), so that on a busy machine the kernel gives it the

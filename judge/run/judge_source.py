@@ -19,6 +19,8 @@ only for what it shares with code: the report of the judge's own failure, the se
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judge.grading import environment
 from judge.grading.case_grading import (
     coarse_ms,
@@ -33,6 +35,7 @@ from judge.grading.report import CaseResult, Report
 from judge.messages import load_error_said, with_message
 from judge.pictures.reproduce import Reproducer
 from judge.problem.cases import PUBLIC_SEED, Case, build_cases, load_module
+from judge.problem.device import Device, DevicePolicy, choose_device, gpu_nodes
 from judge.problem.limits import CpuAllowance, Limits
 from judge.problem.spec import ProblemKind, ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
@@ -69,11 +72,14 @@ def judge_source(
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
     `expected`, `budget` and `cpu` (the calibrated cases' allowances) may come from a cache
     (the runner's); else they are computed here. `solution` names the learner's file in the
-    tests that reproduce failing public cases (default: the name `judge init` writes)."""
+    tests that reproduce failing public cases (default: the name `judge init` writes).
+    The job's device is the launcher's choice (its device_for), made here before anything
+    runs: DeviceUnavailable, a JudgeError, where this host cannot judge the problem."""
     if problem.kind != ProblemKind.CODE:
         raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
-    run = TrustedInputs(cases, expected, budget, cpu)
+    device = job_device_for(problem, launcher)
+    run = TrustedInputs(cases, expected, budget, cpu, device)
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
@@ -87,17 +93,33 @@ def judge_source(
 
         return internal_error(problem, seed, traceback.format_exc())
     name = launcher.name if launcher else LocalLauncher.name
-    env = environment.describe(problem.tier, name)
+    env = environment.describe(problem.tier, name, device)
     if problem.cpu_rule is not None:
-        env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None)
+        env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None, device)
     return build_report(problem, cases, graded, result, seed, env, limits, paced)
+
+
+def job_device_for(problem: ProblemSpec, launcher: Launcher | None) -> Device:
+    """The device the job runs on: the launcher's choice, or a local child's (auto)."""
+    if launcher is not None:
+        return launcher.device_for(problem)
+    return choose_device(DevicePolicy.AUTO, problem.devices, bool(gpu_nodes()), problem.slug)
 
 
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"
 
 
-def _cpu_rule_said(launcher: Launcher | None, counted: bool) -> str:
+_WALL_RULE = (
+    "enforced as a wall-time rule: the job ran on CUDA, where the kernel's CPU count misses "
+    "the GPU's work; its time against the reference's on the same device, both measured by "
+    "the judge"
+)
+
+
+def _cpu_rule_said(launcher: Launcher | None, counted: bool, device: Device) -> str:
     """The report's line on the CPU rule: whether it held, and how the CPU time was counted."""
+    if device is Device.CUDA:
+        return _WALL_RULE
     if not counted:
         return _CPU_RULE_OFF
     how = launcher.cpu_accounting if launcher is not None else LocalLauncher.cpu_accounting
@@ -109,7 +131,7 @@ class TrustedInputs:
     """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
     check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cases", "cpu", "expected")
+    __slots__ = ("budget", "cases", "cpu", "device", "expected")
 
     def __init__(
         self,
@@ -117,8 +139,10 @@ class TrustedInputs:
         expected: dict[str, object] | None = None,
         budget: ResultBudget | None = None,
         cpu: dict[str, CpuAllowance] | None = None,
+        device: Device = Device.CPU,  # the job's; the expected answers are the CPU's always
     ) -> None:
         self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
+        self.device = device
 
 
 def expected_observations(
@@ -144,14 +168,21 @@ def canonical(value: object) -> object:
     return normalize(value)
 
 
-def load_message(problem: ProblemSpec, source: str) -> dict[str, object]:
+def load_message(
+    problem: ProblemSpec, source: str, device: Device = Device.CPU
+) -> dict[str, object]:
+    """What the child loads. `device` is the parent's choice, which the driver reads
+    (judge.run.job_device). Only a CPU job's CPU rule refuses new processes: a CUDA job's
+    rule counts wall time (judge/problem/limits.py), which no helper process can hide from."""
+    counted_cpu = problem.cpu_rule is not None and device is Device.CPU
     return {
         "type": "load",
         "source": source,
         "driver": problem.cases_source(),
         "names": list(problem.names),
         "withheld": list(problem.withheld),
-        "threads_only": problem.cpu_rule is not None and _can_refuse_processes(),
+        "threads_only": counted_cpu and _can_refuse_processes(),
+        "device": device.value,
     }
 
 
@@ -199,16 +230,16 @@ def _drive(
 
         if progress is not None:
             progress(Phase.before(Stage.CALIBRATING, cases))
-        reference = load_message(problem, problem.reference_source())
-        run.cpu = calibrate(problem, cases, launcher, limits, reference)
-    handle = launcher.launch(problem, limits)
+        reference = load_message(problem, problem.reference_source(), run.device)
+        run.cpu = calibrate(problem, cases, launcher, limits, reference, run.device)
+    handle = launcher.launch(problem, limits, run.device)
     pacer = None
     try:
         if problem.speed is not None:
             from judge.run.pacer import Pacer  # only speed problems pay for it
 
             # Its child starts now, beside the submission's: both load meanwhile.
-            pacer = Pacer(problem, handle, launcher, limits)
+            pacer = Pacer(problem, handle, launcher, limits, run.device)
         # The child's interpreter starts while the reference runs here.
         want = run.expected
         if want is None:
@@ -219,7 +250,11 @@ def _drive(
 
         def grade_now(case: Case, outcome: Outcome) -> None:
             allowance = run.cpu.get(case.name) if run.cpu else None
-            graded.append(grade(case, outcome, want[case.name], reproducer, allowance))
+            # The reference's answers are the CPU's: a CUDA job is checked with the
+            # tolerance its problem states for CUDA (judge/problem/checkers.py CheckSpec.on).
+            check = case.check.on(run.device.value)
+            on_device = case if check is case.check else replace(case, check=check)
+            graded.append(grade(on_device, outcome, want[case.name], reproducer, allowance))
 
         def not_worth_timing(case: Case) -> bool:
             # A speed run is scored only when every case is AC: once one is not, the warm-up
@@ -231,7 +266,7 @@ def _drive(
         budget = run.budget or budget_for(want)
         session = Session(handle, limits, problem.tier, budget, run.cpu)
         skip = not_worth_timing if problem.speed is not None else None
-        load = load_message(problem, source)
+        load = load_message(problem, source, run.device)
         counted = None
         if progress is not None:
             progress(Phase.next_of(cases, 0))

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from judge.grading.outcome import ExitInfo
+from judge.problem.device import Device, DevicePolicy, choose_device, gpu_nodes
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from judge.run.workdir import WorkDir
@@ -33,7 +34,12 @@ class ChildUser:
 
 
 def child_command(
-    request_fd: int, result_fd: int, limits: Limits, tier: str, user: ChildUser | None = None
+    request_fd: int,
+    result_fd: int,
+    limits: Limits,
+    tier: str,
+    user: ChildUser | None = None,
+    device: Device = Device.CPU,
 ) -> list[str]:
     """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
     flags = ["-I", "-S"] if tier == "browser" else ["-I"]
@@ -44,6 +50,7 @@ def child_command(
             "limits": limits.to_dict()
             | {"max_file_bytes": limits.max_file_bytes, "max_open_files": limits.max_open_files},
             "tier": tier,
+            "device": device.value,
         }
     )
     boot = (
@@ -61,13 +68,18 @@ class LocalProcess:
     a root server's way to keep files only root may read out of the child's reach."""
 
     def __init__(
-        self, problem: ProblemSpec, limits: Limits, workdir: Path, user: ChildUser | None = None
+        self,
+        problem: ProblemSpec,
+        limits: Limits,
+        workdir: Path,
+        user: ChildUser | None = None,
+        device: Device = Device.CPU,
     ) -> None:
         req_r, self.request_fd = os.pipe()
         self.result_fd, res_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                child_command(req_r, res_w, limits, problem.tier, user),
+                child_command(req_r, res_w, limits, problem.tier, user, device),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -161,54 +173,84 @@ def _child_env() -> dict[str, str]:
 
 
 class LocalLauncher:
-    """Runs each job as a plain child process with rlimits: for a learner's own machine."""
+    """Runs each job as a plain child process with rlimits: for a learner's own machine.
+    Nothing hides a GPU from a local child: `policy` only chooses where the driver runs."""
 
     name = "local"
     cpu_accounting = SESSION_ACCOUNTING
 
-    def __init__(self, workdir: Path, user: ChildUser | None = None) -> None:
+    def __init__(
+        self, workdir: Path, user: ChildUser | None = None, policy: DevicePolicy | None = None
+    ) -> None:
         self._workdir = workdir
         self._user = user
+        self.policy = policy or DevicePolicy.AUTO
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
-        return LocalProcess(problem, limits, self._workdir, self._user)
+    def device_for(self, problem: ProblemSpec) -> Device:
+        return choose_device(self.policy, problem.devices, bool(gpu_nodes()), problem.slug)
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> LocalProcess:
+        return LocalProcess(problem, limits, self._workdir, self._user, device)
+
+    def launch_trusted(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> LocalProcess:
         # A session of its own, as every job here has: the scheduler's autogroups weigh the
         # two alike.
-        return LocalProcess(problem, limits, self._workdir, self._user)
+        return LocalProcess(problem, limits, self._workdir, self._user, device)
 
 
 class StartedLauncher:
     """A local launcher whose child is started the moment it is made, in a working folder
     of its own: `judge run` makes it before it imports what judging the cases needs, so the
     child's interpreter starts while the parent imports, not after. The first launch() for
-    the same problem and limits hands that child over; close() ends it if no run took it,
-    then removes the folder."""
+    the same problem, limits and device hands that child over; close() ends it if no run
+    took it, then removes the folder. With `start` False nothing starts early (a run under a
+    CPU rule times the reference first, with nothing else running)."""
 
     name = LocalLauncher.name
     cpu_accounting = SESSION_ACCOUNTING
 
-    def __init__(self, problem: ProblemSpec, limits: Limits) -> None:
+    def __init__(
+        self,
+        problem: ProblemSpec,
+        limits: Limits,
+        policy: DevicePolicy | None = None,
+        start: bool = True,
+    ) -> None:
         self._workdir = WorkDir()
+        self._started: LocalProcess | None = None
         try:
-            self._local = LocalLauncher(self._workdir.path)
-            self._started: LocalProcess | None = self._local.launch(problem, limits)
+            self._local = LocalLauncher(self._workdir.path, policy=policy)
+            # Chosen now, as judging will choose it: DeviceUnavailable before any child starts.
+            self._device = self._local.device_for(problem)
+            if start:
+                self._started = self._local.launch(problem, limits, self._device)
         except BaseException:
             self._workdir.remove()
             raise
         self._problem, self._limits = problem, limits
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
+    def device_for(self, problem: ProblemSpec) -> Device:
+        return self._local.device_for(problem)
+
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> LocalProcess:
         started, self._started = self._started, None
-        if started is not None and problem is self._problem and limits == self._limits:
+        same = problem is self._problem and limits == self._limits and device is self._device
+        if started is not None and same:
             return started
         if started is not None:  # started for another run: never reuse it for this one
             started.cleanup()
-        return self._local.launch(problem, limits)
+        return self._local.launch(problem, limits, device)
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
-        return self._local.launch_trusted(problem, limits)
+    def launch_trusted(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> LocalProcess:
+        return self._local.launch_trusted(problem, limits, device)
 
     def close(self) -> None:
         started, self._started = self._started, None

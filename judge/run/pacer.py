@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from judge.grading.outcome import OutcomeKind
 from judge.problem.cases import Case
+from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from judge.run.session import Session
@@ -37,14 +38,20 @@ class Pacer:
     starts, so both load at once; close() ends it."""
 
     def __init__(
-        self, problem: ProblemSpec, submission: ChildHandle, launcher: Launcher, limits: Limits
+        self,
+        problem: ProblemSpec,
+        submission: ChildHandle,
+        launcher: Launcher,
+        limits: Limits,
+        device: Device = Device.CPU,
     ) -> None:
         from judge.run.judge_source import load_message  # judge_source imports this module
 
         self._submission = submission
-        self._child = launcher.launch_trusted(problem, limits)
+        self._child = launcher.launch_trusted(problem, limits, device)
         self._session = Session(self._child, limits, problem.tier)
-        self._load = load_message(problem, problem.reference_source())
+        # On the submission's device: the pair is timed on the same kind of hardware.
+        self._load = load_message(problem, problem.reference_source(), device)
         self._loaded = False
         self.seconds: dict[str, float] = {}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from judge.errors import FrameTooLarge, ProtocolError
 from judge.grading.outcome import NOT_TIMED, Outcome, OutcomeKind
 from judge.problem.cases import Case
-from judge.problem.limits import CpuAllowance, Limits
+from judge.problem.limits import CpuAllowance, Limits, RuleClock
 from judge.run.budget import LOAD_ANSWER, ResultBudget
 from judge.textcap import bounded
 from judge.wire.codec import MAX_ITEMS, TooManyItems, decode
@@ -82,6 +82,12 @@ class _Streams:
             return "", ""
         out, err = self.stdout[start[0] :], self.stderr[start[1] :]
         return out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def over_wall_allowance(allowance: CpuAllowance, elapsed_ms: float) -> bool:
+    """Whether a case over a wall-time allowance (a CUDA job's calibrated case) took longer
+    than it allows, by the parent's clock; never for a CPU-time allowance."""
+    return allowance.clock is RuleClock.WALL and elapsed_ms / 1000 > allowance.seconds
 
 
 class Session:
@@ -201,11 +207,15 @@ class Session:
         if self.budget is not None:
             self.reader.limits = self.budget.for_case(case.name)
         allowance = self.cpu.get(case.name)
-        # Counted on calibrated cases only: reading the count can mean a walk over /proc.
-        cpu0 = self.handle.cpu_seconds() if case.calibrated else None
+        on_wall = allowance is not None and allowance.clock is RuleClock.WALL
+        # Counted on calibrated cases only: reading the count can mean a walk over /proc. A
+        # wall-time allowance (a CUDA job) needs no count: the deadline below is the rule.
+        cpu0 = self.handle.cpu_seconds() if case.calibrated and not on_wall else None
         cpu_end = cpu0 + allowance.seconds if allowance is not None and cpu0 is not None else None
         t0 = time.monotonic()
         deadline = min(t0 + self.limits.time_per_case_s, budget_end)
+        if allowance is not None and on_wall:
+            deadline = min(deadline, t0 + allowance.seconds)
         self.streams.open_case()
         got = self._exchange(encode_frame(case.to_request()), deadline, cpu_end)
         elapsed = (time.monotonic() - t0) * 1000
@@ -232,6 +242,10 @@ class Session:
     ) -> Outcome:
         cpu1 = self.handle.cpu_seconds() if cpu0 is not None else None
         used = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
+        if allowance is not None and over_wall_allowance(allowance, elapsed):
+            self.handle.kill()
+            message = allowance.describe(case.public)
+            return Outcome(OutcomeKind.TIMEOUT, elapsed, message=message)
         if allowance and cpu_end is not None and used is not None and used > allowance.seconds:
             # Polled while it ran, or measured once the answer arrived: over either way.
             self.handle.kill()

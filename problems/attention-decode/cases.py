@@ -2,6 +2,8 @@
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
+
 # Shapes of real models' attention (one layer), kept small enough for a CPU.
 PUBLIC = [
     ("mha-tiny", 1, 2, 2, 4, 3),
@@ -47,11 +49,14 @@ def generated_cases(rng):
 
 
 def run(sub, args):
-    """Build q and the caches from the case's seed, call the submission, return its output."""
-    gen = torch.Generator().manual_seed(args["seed"])
+    """Build q and the caches from the case's seed, call the submission on the job's device,
+    return its output (on the CPU)."""
+    gen = torch.Generator().manual_seed(args["seed"])  # drawn on the CPU: the same on any device
     b, hq, hkv = args["batch"], args["q_heads"], args["kv_heads"]
     d, t = args["head_dim"], args["cached"]
     q = torch.randn(b, hq, d, generator=gen)  # (B, Hq, D): one new token per sequence
     k_cache = torch.randn(b, hkv, t, d, generator=gen)  # (B, Hkv, T, D)
     v_cache = torch.randn(b, hkv, t, d, generator=gen)  # (B, Hkv, T, D)
-    return sub.decode_attention(q, k_cache, v_cache)
+    device = job_device().value
+    q, k_cache, v_cache = (x.to(device) for x in (q, k_cache, v_cache))
+    return on_cpu(sub.decode_attention(q, k_cache, v_cache))

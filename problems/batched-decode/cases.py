@@ -21,6 +21,7 @@ and a batch computes in a different order than one row).
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
 from mini_llm import zoo
 
 MIN_GAP = 2e-3  # logits; rounding moves them by ~1e-4 at most (SmolLM2, batched vs alone)
@@ -31,9 +32,10 @@ ATTEMPTS = 50  # rounds of drawing again before the case generator gives up
 RULE_MODEL = "qwen3-deep-narrow"
 RULE_LENGTHS = (3, 5, 7, 9, 11, 13, 15, 17)
 RULE_NEW_TOKENS = 32
-# Loaded with this file, before any case: a calibrated case's CPU time must be the decoding's
-# alone, not a first load from disk (a sandbox's warm worker has it loaded already).
-zoo.model(RULE_MODEL)
+# Loaded with this file, before any case, on the job's device: a calibrated case's time must
+# be the decoding's alone, not a first load from disk or a first copy to the GPU (a sandbox's
+# warm worker has the CPU weights loaded already).
+zoo.model(RULE_MODEL, device=job_device().value)
 
 
 def _case(name, model, prompts, max_new_tokens, stop_tokens, calibrated=False):
@@ -510,8 +512,9 @@ def greedy_runs(transformer, prompts, max_new):
 
 
 def run(sub, args):
-    """Decode the case with the submission; return its tokens."""
-    model = zoo.model(args["model"])
+    """Decode the case with the submission on the job's device; return its tokens."""
+    model = zoo.model(args["model"], device=job_device().value)
     prompts = [list(p) for p in args["prompts"]]
     with torch.inference_mode():
-        return sub.batched_greedy(model, prompts, args["max_new_tokens"], list(args["stop_tokens"]))
+        rows = sub.batched_greedy(model, prompts, args["max_new_tokens"], list(args["stop_tokens"]))
+    return on_cpu(rows)

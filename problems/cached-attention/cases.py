@@ -16,6 +16,7 @@ import base64
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
 from mini_llm import zoo
 
 # A real layer's hidden states run to magnitudes in the tens (deep SmolLM2 layers most),
@@ -107,6 +108,10 @@ def run(sub, args):
     B, start, nkv, hd = args["batch"], args["start"], config["num_kv_heads"], config["head_dim"]
     cache_k = torch.randn(B, nkv, start, hd, generator=gen)  # (B, nkv, start, hd)
     cache_v = torch.randn(B, nkv, start, hd, generator=gen)
+    # Drawn on the CPU (the same values on any device), then moved to the job's device.
+    device = job_device().value
+    weights = {name: w.to(device) for name, w in weights.items()}
+    x, cache_k, cache_v = x.to(device), cache_k.to(device), cache_v.to(device)
     steps, done = [], 0
     with torch.no_grad():
         for size in args["chunks"]:
@@ -118,7 +123,7 @@ def run(sub, args):
             needed = (B, nkv, start + done, hd)
             if not all(_usable(t, needed) for t in (cache_k, cache_v)):
                 break  # the next call could not use this cache; the checker says why
-    return steps
+    return on_cpu(steps)
 
 
 def _usable(t, shape):

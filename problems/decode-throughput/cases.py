@@ -16,6 +16,7 @@ and then be WA by a last bit.
 
 import torch
 
+from judge.run.job_device import job_device
 from mini_llm import zoo
 
 MODEL = "qwen3-gqa-wide"
@@ -95,7 +96,7 @@ def generated_cases(rng):
 
 
 def run(sub, args):
-    model = zoo.model(MODEL)
+    model = zoo.model(MODEL, device=job_device().value)
     with torch.inference_mode():
         rows = sub.decode_batch(model, [list(p) for p in args["prompts"]], args["max_new_tokens"])
     return [[int(t) for t in row] for row in rows]

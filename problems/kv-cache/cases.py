@@ -9,6 +9,7 @@ full recomputation without any cache (the statement says how closely).
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
 from mini_llm import zoo
 from mini_llm.errors import CacheError
 
@@ -67,8 +68,10 @@ def generated_cases(rng):
 
 
 def run(sub, args):
-    """Prefill the prompt chunk by chunk, then decode greedily; one record per forward pass."""
-    model = zoo.model(args["model"])
+    """Prefill the prompt chunk by chunk, then decode greedily; one record per forward pass,
+    on the job's device (the records come back on the CPU)."""
+    device = job_device().value
+    model = zoo.model(args["model"], device=device)
     batch, chunks = args["batch"], args["chunks"]
     gen = torch.Generator().manual_seed(args["seed"])
     prompt = torch.randint(model.cfg.vocab_size, (batch, sum(chunks)), generator=gen)  # (B, P)
@@ -76,6 +79,7 @@ def run(sub, args):
     for row, pad in enumerate(args.get("pad") or []):
         prompt[row, :pad] = PAD_ID
         mask[row, :pad] = 0
+    prompt, mask = prompt.to(device), mask.to(device)  # drawn on the CPU: the same anywhere
     cache = sub.KVCache(model.cfg.num_hidden_layers)
     checked = _Checked(cache)
     steps, done = [], 0
@@ -84,7 +88,7 @@ def run(sub, args):
             if done < prompt.shape[1]:
                 ids = prompt[:, done : done + size]  # (B, T)
             else:
-                ids = torch.tensor(steps[-1]["result"]["token"])[:, None]  # (B, 1): greedy
+                ids = torch.tensor(steps[-1]["result"]["token"], device=device)[:, None]  # (B, 1)
             done += size
             try:
                 logits = model(ids, checked, mask[:, :done] if "pad" in args else None)
@@ -92,7 +96,7 @@ def run(sub, args):
                 steps.append({"op": op, "result": str(exc), "state": _state(cache, batch)})
                 break
             steps.append(_record(op, logits, cache, batch))  # logits (B, T, V)
-    return steps
+    return on_cpu(steps)
 
 
 def _passes(chunks, decode):

@@ -5,6 +5,8 @@ import math
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
+
 FP8 = torch.float8_e4m3fn
 # The attention check: for every sequence and query head,
 # ||out - out_fp32||_2 <= BOUND * ||out_fp32||_2 (see the statement for why 2^-2).
@@ -288,14 +290,16 @@ def _random_memory(rng, name):
 
 
 def run(sub, args):
-    """Build the case's tensors, call the submission, return plain data and tensors."""
+    """Build the case's tensors (drawn on the CPU, then moved to the job's device), call the
+    submission, return plain data and tensors (on the CPU)."""
     call = args["call"]
+    device = job_device().value
     if call == "quantize":
-        return _run_quantize(sub, args)
+        return on_cpu(_run_quantize(sub, args, device))
     if call == "dequantize":
-        return _run_dequantize(sub, args)
+        return on_cpu(_run_dequantize(sub, args, device))
     if call == "attention":
-        return _run_attention(sub, args)
+        return on_cpu(_run_attention(sub, args, device))
     p = args["params"]
     return sub.kv_memory(
         p["num_layers"], p["num_kv_heads"], p["head_dim"], p["kv_format"], p["budget_bytes"]
@@ -333,17 +337,18 @@ def _dtype_name(t):
     return str(t.dtype).removeprefix("torch.") if isinstance(t, torch.Tensor) else type(t).__name__
 
 
-def _run_quantize(sub, args):
-    x = _build_x(args)
+def _run_quantize(sub, args, device):
+    x = _build_x(args).to(device)
     kwargs = {"dim": _dim(args["dim"])}
     if "scale" in args:
         spec = args["scale"]
-        kwargs["scale"] = torch.tensor(spec["values"], dtype=torch.float32).reshape(spec["shape"])
+        given = torch.tensor(spec["values"], dtype=torch.float32).reshape(spec["shape"])
+        kwargs["scale"] = given.to(device)
     q, scale = sub.quantize(x, **kwargs)
     return {"q_dtype": _dtype_name(q), "q_bits": _fp8_bits(q), "scale": scale}
 
 
-def _run_dequantize(sub, args):
+def _run_dequantize(sub, args, device):
     gen = torch.Generator().manual_seed(args["seed"])
     shape, scale_shape = args["shape"], args["scale_shape"]
     if "bits" in args:
@@ -356,7 +361,7 @@ def _run_dequantize(sub, args):
     else:
         lo, hi = args["scale_log10"]
         scale = 10.0 ** (lo + (hi - lo) * torch.rand(*scale_shape, generator=gen))
-    return sub.dequantize(bits.view(FP8), scale)
+    return sub.dequantize(bits.view(FP8).to(device), scale.to(device))
 
 
 def _attention_fp32(q, k_cache, v_cache):
@@ -385,13 +390,13 @@ def _attention_inputs(args):
     return q, k, v
 
 
-def _run_attention(sub, args):
+def _run_attention(sub, args, device):
     """Quantize K and V with the submission, attend with it, and compare with float32.
 
     Returns whether the output is within BOUND of the float32 attention (for every
     sequence and query head), and the output itself divided by its KV head's largest
     |V|, so that heads of every magnitude are compared with the same tolerances."""
-    q, k, v = _attention_inputs(args)
+    q, k, v = (t.to(device) for t in _attention_inputs(args))
     dim = _dim(args["dim"])
     k_fp8, k_scale = sub.quantize(k, dim=dim)
     v_fp8, v_scale = sub.quantize(v, dim=dim)

@@ -13,6 +13,8 @@ from collections import deque
 
 import torch
 
+from judge.run.job_device import job_device, on_cpu
+
 GARBAGE = 1e4  # unused slots hold uniform values in [-GARBAGE, GARBAGE]: reading one shows
 
 
@@ -200,9 +202,12 @@ def allocate(num_blocks, block_size, trace):
 
 
 def run(sub, args):
+    """Build the case's pools and tensors on the CPU (the same values on any device), move
+    them to the job's device, call the submission; return its answers on the CPU."""
+    device = job_device().value
     if args["call"] == "write":
-        return _run_write(sub, args)
-    return _run_attention(sub, args)
+        return _run_write(sub, args, device)
+    return on_cpu(_run_attention(sub, args, device))
 
 
 def _garbage_pools(gen, num_blocks, block_size, kv_heads, head_dim):
@@ -218,7 +223,7 @@ def slot_checksums(pool, weights):
     return (pool.double() * weights).sum(dim=(-1, -2))
 
 
-def _run_write(sub, args):
+def _run_write(sub, args, device):
     gen = torch.Generator().manual_seed(args["seed"])
     kv_heads, head_dim = args["kv_heads"], args["head_dim"]
     k_pool, v_pool = _garbage_pools(gen, args["num_blocks"], args["block_size"], kv_heads, head_dim)
@@ -229,11 +234,14 @@ def _run_write(sub, args):
     k[padding] *= GARBAGE  # a padding token's K/V are junk: writing them shows
     v[padding] *= GARBAGE
     weights = torch.randn(kv_heads, head_dim, generator=gen, dtype=torch.float64)
-    sub.write_kv(k_pool, v_pool, slots, k, v)
+    k_pool, v_pool = k_pool.to(device), v_pool.to(device)
+    sub.write_kv(k_pool, v_pool, slots.to(device), k.to(device), v.to(device))
+    # Summed on the CPU, in float64, as the reference's are: only what was written differs.
+    k_pool, v_pool = on_cpu((k_pool, v_pool))
     return {"k_slots": slot_checksums(k_pool, weights), "v_slots": slot_checksums(v_pool, weights)}
 
 
-def _run_attention(sub, args):
+def _run_attention(sub, args, device):
     """Fill the pools through the tables (the driver writes; in a step case the
     submission's write_kv stores each sequence's newest token), then attend."""
     gen = torch.Generator().manual_seed(args["seed"])
@@ -253,6 +261,7 @@ def _run_attention(sub, args):
         new_slots.append(slots[-1])
         new_k.append(k[-1])
         new_v.append(v[-1])
+    k_pool, v_pool = k_pool.to(device), v_pool.to(device)
     if step:
         _write_newest(sub, gen, k_pool, v_pool, new_slots, new_k, new_v, args["padding"])
     width = max(len(t) for t in tables)
@@ -263,7 +272,8 @@ def _run_attention(sub, args):
     context_lens = torch.tensor(lens, dtype=torch.int32)  # (B,)
     q = torch.randn(len(tables), args["q_heads"], head_dim, generator=gen)  # (B, Hq, d_h)
     scale = args["scale"] if args["scale"] is not None else 1 / math.sqrt(head_dim)
-    return sub.paged_decode_attention(q, k_pool, v_pool, block_tables, context_lens, scale)
+    tables_on, lens_on, q = block_tables.to(device), context_lens.to(device), q.to(device)
+    return sub.paged_decode_attention(q, k_pool, v_pool, tables_on, lens_on, scale)
 
 
 def _write_newest(sub, gen, k_pool, v_pool, slots, ks, vs, padding):
@@ -274,4 +284,6 @@ def _write_newest(sub, gen, k_pool, v_pool, slots, ks, vs, padding):
         junk = torch.full_like(ks[0], GARBAGE)
         ks.insert(at, junk)
         vs.insert(at, -junk)
-    sub.write_kv(k_pool, v_pool, torch.tensor(slots), torch.stack(ks), torch.stack(vs))
+    on = k_pool.device  # the job's device: the pools are there already
+    sub.write_kv(k_pool, v_pool, torch.tensor(slots, device=on), torch.stack(ks).to(on),
+                 torch.stack(vs).to(on))  # fmt: skip

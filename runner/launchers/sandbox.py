@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import glob
-import re
+import dataclasses
 import shutil
 import threading
 
 from judge.grading.outcome import ExitInfo
+from judge.problem.device import GPU_NODE, Device, DevicePolicy, choose_device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect, sweep_stale
@@ -19,23 +19,35 @@ from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 from runner.trusted_child import TrustedChild
 from runner.worker_process import WorkerError, WorkerProcess
 
-_GPU_RE = re.compile(r"^/dev/nvidia\d+$")
-
 
 class SandboxUnavailable(RuntimeError):
     """bubblewrap is missing or user namespaces do not work here: no sandboxed judging."""
 
 
 class SandboxLauncher:
-    """Jobs in bubblewrap, forked from warm workers (pool_size > 0) or a fresh one each (0)."""
+    """Jobs in bubblewrap, forked from warm workers (pool_size > 0) or a fresh one each (0).
+
+    `policy` chooses each job's device (judge/problem/device.py; default auto). `gpu_nodes`
+    replaces the device nodes found on the host (/dev/nvidia*, ...): a test's stand-in for
+    a GPU on a machine that has none."""
 
     name = "sandbox"
 
-    def __init__(self, pool_size: int = 0, preload: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self,
+        pool_size: int = 0,
+        preload: tuple[str, ...] | None = None,
+        *,
+        policy: DevicePolicy | None = None,
+        gpu_nodes: tuple[str, ...] | None = None,
+    ) -> None:
         if shutil.which("bwrap") is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+        self.policy = policy or DevicePolicy.AUTO
         self.identity: SandboxIdentity = sandbox_identity()
         self.layout: SandboxLayout = build_layout(self.identity)
+        if gpu_nodes is not None:
+            self.layout = dataclasses.replace(self.layout, gpu_nodes=gpu_nodes)
         self.cgroups: CgroupSupport = detect()
         sweep_stale(self.cgroups)  # what a runner that was killed could not remove
 
@@ -43,9 +55,8 @@ class SandboxLauncher:
         self.pools = self._make_pools(pool_size)
         # At most pool_size jobs at once, whichever pools they come from.
         self._job_slots = threading.BoundedSemaphore(pool_size) if pool_size else None
-        gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
-        self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
+        self.gpu_slots = _gpu_slots(self.layout.gpu_nodes, stand_in=gpu_nodes is not None)
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
         """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
@@ -86,22 +97,35 @@ class SandboxLauncher:
             return f"the job's cgroup (v{self.cgroups.version})"
         return "the job's pid namespace, walked in /proc"
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> _PooledJob:
-        return self.launch_tier(
-            problem.tier, limits, job_library(problem), uses_gpu=problem.device == "cuda"
-        )
+    def device_for(self, problem: ProblemSpec) -> Device:
+        """The device a job of `problem` runs on: CUDA only where this host's sandbox binds
+        GPU nodes, the problem lists cuda and the policy allows it (DeviceUnavailable else,
+        where the CPU will not do either)."""
+        has_gpu = self.gpu_slots is not None
+        return choose_device(self.policy, problem.devices, has_gpu, problem.slug)
+
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> _PooledJob:
+        return self.launch_tier(problem.tier, limits, job_library(problem), device)
 
     def launch_tier(
-        self, tier: str, limits: Limits, library: tuple[str, ...] = (), uses_gpu: bool = False
+        self,
+        tier: str,
+        limits: Limits,
+        library: tuple[str, ...] = (),
+        device: Device = Device.CPU,
     ) -> _PooledJob:
         """A job for a problem of `tier` ("browser" or "torch") under `limits`, importing the
-        mini_llm modules in `library` (a browser-tier job needs none). Only a job that
-        `uses_gpu` (its problem says device = "cuda") sees the GPU's device nodes, holds a
+        mini_llm modules in `library` (a browser-tier job needs none), on `device` (the
+        parent's choice, device_for). Only a CUDA job sees the GPU's device nodes, holds a
         GPU slot and goes without the address-space limit; every other job finds the nodes
-        covered by /dev/null, so a problem judged by its CPU time cannot move the work to a
-        device the CPU count does not see."""
+        covered by /dev/null and keeps the limit, so a job judged by its CPU time cannot
+        move the work to a device the CPU count does not see."""
         gpu_nodes = self.layout.gpu_nodes
-        on_gpu = uses_gpu and bool(gpu_nodes)
+        if device is Device.CUDA and self.gpu_slots is None:  # device_for never chooses it here
+            raise ValueError("a CUDA job on a host without GPU device nodes")
+        on_gpu = device is Device.CUDA
         pool = self.pools["torch" if tier == "torch" else "browser"]
         held = _Slots()
         try:
@@ -127,10 +151,12 @@ class SandboxLauncher:
             raise
         return _PooledJob(job, pool, held)
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> TrustedChild:
+    def launch_trusted(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> TrustedChild:
         """A plain child for trusted code in a cgroup made as a job's (runner/trusted_child.py):
         no slot, no worker, so a paced speed run can never wait on itself for one."""
-        return TrustedChild(problem, limits, self.cgroups)
+        return TrustedChild(problem, limits, self.cgroups, device)
 
     def close(self) -> None:
         for pool in self._distinct_pools():
@@ -203,6 +229,16 @@ class _PooledJob:
         self._released = True
         self._pool.release(self._job.worker, self._job.healthy)
         self._held.release()
+
+
+def _gpu_slots(nodes: tuple[str, ...], stand_in: bool) -> threading.BoundedSemaphore | None:
+    """One slot per NVIDIA GPU (/dev/nvidia0, /dev/nvidia1, ...); none without one (a render
+    node of another vendor's GPU is bound, and covered, but CUDA cannot use it). A test's
+    stand-in nodes count as one GPU."""
+    gpus = sum(1 for n in nodes if GPU_NODE.match(n))
+    if stand_in and nodes:
+        gpus = max(gpus, 1)
+    return threading.BoundedSemaphore(gpus) if gpus else None
 
 
 def job_library(problem: ProblemSpec) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ import os
 import sys
 import sysconfig
 
+from judge.problem.device import Device, DevicePolicy, choose_device, gpu_nodes
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from judge.run.launch import SESSION_ACCOUNTING, ChildUser, LocalProcess
@@ -49,12 +50,18 @@ def child_user() -> ChildUser | None:
 class JobProcess(LocalProcess):
     """A local child with a working folder of its own, owned by the child's user."""
 
-    def __init__(self, problem: ProblemSpec, limits: Limits, user: ChildUser | None) -> None:
+    def __init__(
+        self,
+        problem: ProblemSpec,
+        limits: Limits,
+        user: ChildUser | None,
+        device: Device = Device.CPU,
+    ) -> None:
         self._own_dir = WorkDir()
         if user is not None:
             os.chown(self._own_dir.path, user.uid, user.gid)
         try:
-            super().__init__(problem, limits, self._own_dir.path, user)
+            super().__init__(problem, limits, self._own_dir.path, user, device)
         except BaseException:
             self._own_dir.remove()
             raise
@@ -70,19 +77,28 @@ class JobProcess(LocalProcess):
 
 
 class PoolLauncher:
-    """The launcher of one judging pool process (web.judging.core_seam.LocalJudge)."""
+    """The launcher of one judging pool process (web.judging.core_seam.LocalJudge). Nothing
+    hides a GPU from its children: `policy` only says where the driver puts its tensors."""
 
     name = "local"
     cpu_accounting = SESSION_ACCOUNTING
 
-    def __init__(self, user: ChildUser | None) -> None:
+    def __init__(self, user: ChildUser | None, policy: DevicePolicy | None = None) -> None:
         self.user = user
+        self.policy = policy or DevicePolicy.AUTO
 
-    def launch(self, problem: ProblemSpec, limits: Limits) -> JobProcess:
-        return JobProcess(problem, limits, self.user)
+    def device_for(self, problem: ProblemSpec) -> Device:
+        return choose_device(self.policy, problem.devices, bool(gpu_nodes()), problem.slug)
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits) -> JobProcess:
-        return JobProcess(problem, limits, self.user)  # a session of its own, as a job's
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> JobProcess:
+        return JobProcess(problem, limits, self.user, device)
+
+    def launch_trusted(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> JobProcess:
+        return JobProcess(problem, limits, self.user, device)  # a session of its own, as a job's
 
 
 def kill_running() -> None:

@@ -61,7 +61,7 @@ class Cluster:
         self.database_url = database_url
         self.problems = folder / "problems"
         write_web_problem(self.problems, "add-two")
-        write_web_problem(self.problems, "add-on-gpu", tier="torch", device="cuda")
+        write_web_problem(self.problems, "add-on-gpu", tier="torch", devices=("cuda",))
         # Torch tier in name only (its cases need nothing but the standard library): it can
         # be Run on the server.
         write_web_problem(self.problems, "add-torch", tier="torch")

@@ -12,6 +12,7 @@ from problem_factory import MakeProblem
 
 from judge.commands import cli
 from judge.commands.cli import Command, Invocation, main
+from judge.problem.device import DevicePolicy
 from judge.run.launch import LocalLauncher
 
 
@@ -498,7 +499,7 @@ def test_run_sandbox_judges_with_the_injected_launcher(
     """The launcher comes from the hook, made only when --sandbox is given."""
     made: list[LocalLauncher] = []
 
-    def sandbox() -> LocalLauncher:
+    def sandbox(policy: DevicePolicy) -> LocalLauncher:
         made.append(LocalLauncher(tmp_path))
         return made[-1]
 
@@ -535,3 +536,24 @@ def test_an_added_command_parses_its_own_options_and_gets_the_problems_folder(
     with pytest.raises(SystemExit) as info:
         main(["--help"], commands=commands)
     assert info.value.code == 0 and "start the web platform" in capsys.readouterr().out
+
+
+def test_run_device_is_checked_and_a_device_that_cannot_judge_says_why(
+    root: Path, solution: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(solution), "--device", "gpu"], capsys
+    )
+    assert code == 2 and out == ""
+    assert "--device must be one of auto, cpu, cuda, not 'gpu'" in err
+    code, out, err = run_cli(
+        ["--problems", str(root), "run", "add", str(solution), "--device", "cuda"], capsys
+    )
+    assert code == 2 and out == ""
+    assert "add is judged only on the CPU" in err and "Traceback" not in err
+    assert (
+        run_cli(["--problems", str(root), "run", "add", str(solution), "--device", "cpu"], capsys)[
+            0
+        ]
+        == 0
+    )

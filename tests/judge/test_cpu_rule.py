@@ -8,6 +8,7 @@ from problem_factory import MakeProblem
 
 from judge.commands.render import print_report
 from judge.errors import SpecError
+from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec, load_problem
 from judge.run.judge_source import judge_source
@@ -197,8 +198,10 @@ class _NoCpuClock(LocalProcess):
 
 
 class _NoCpuLauncher(LocalLauncher):
-    def launch(self, problem: ProblemSpec, limits: Limits) -> LocalProcess:
-        return _NoCpuClock(problem, limits, self._workdir, self._user)
+    def launch(
+        self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
+    ) -> LocalProcess:
+        return _NoCpuClock(problem, limits, self._workdir, self._user, device)
 
 
 def test_where_no_cpu_count_exists_the_rule_is_not_enforced_and_the_report_says_so(

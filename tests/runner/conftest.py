@@ -20,6 +20,7 @@ from problem_factory import write_add_problem
 from sandbox_host import sandbox_missing
 
 from judge.grading.report import Report
+from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
@@ -60,15 +61,18 @@ class RecordingLauncher:
     name: str = "sandbox"
     jobs: list[JobMark] = field(default_factory=list)
 
-    def launch(self, problem: ProblemSpec, limits: Limits):  # type: ignore[no-untyped-def]
-        handle = self.inner.launch(problem, limits)
+    def device_for(self, problem: ProblemSpec) -> Device:
+        return self.inner.device_for(problem)
+
+    def launch(self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU):  # type: ignore[no-untyped-def]
+        handle = self.inner.launch(problem, limits, device)
         job = handle.job
         dirs = tuple(job.cgroup.dirs.values()) if job.cgroup else ()
         self.jobs.append(JobMark(handle.host_pid, PidNamespace(handle.host_pid), dirs))
         return handle
 
-    def launch_trusted(self, problem: ProblemSpec, limits: Limits):  # type: ignore[no-untyped-def]
-        return self.inner.launch_trusted(problem, limits)
+    def launch_trusted(self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU):  # type: ignore[no-untyped-def]
+        return self.inner.launch_trusted(problem, limits, device)
 
 
 def sandbox_owned_files(uid: int) -> list[str]:

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.run.phase import Phase
@@ -75,8 +76,11 @@ def test_a_worker_dying_mid_job_is_an_internal_error_and_is_replaced(
     class Spy:
         name = "sandbox"
 
-        def launch(self, problem, limits):  # type: ignore[no-untyped-def]
-            handle = two_workers.launch(problem, limits)
+        def device_for(self, problem):  # type: ignore[no-untyped-def]
+            return two_workers.device_for(problem)
+
+        def launch(self, problem, limits, device=Device.CPU):  # type: ignore[no-untyped-def]
+            handle = two_workers.launch(problem, limits, device)
             jobs.append(handle.job)
             return handle
 

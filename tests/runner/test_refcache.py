@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.problem.device import Device
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from runner.refcache import ReferenceCache
@@ -123,9 +124,12 @@ class _CountingLauncher:
         self.cpu_accounting = self.inner.cpu_accounting
         self.launched = 0
 
-    def launch(self, problem, limits):  # type: ignore[no-untyped-def]
+    def device_for(self, problem):  # type: ignore[no-untyped-def]
+        return self.inner.device_for(problem)
+
+    def launch(self, problem, limits, device=Device.CPU):  # type: ignore[no-untyped-def]
         self.launched += 1
-        return self.inner.launch(problem, limits)
+        return self.inner.launch(problem, limits, device)
 
 
 def test_calibration_runs_once_per_case_name_whatever_the_seed(

@@ -52,10 +52,10 @@ def test_problem_summary_carries_every_field_of_the_core_summary(
         detail = client.get("/api/problems/add-two").json
         for item in (listed, detail):
             assert {key: item[key] for key in core} == core
-            assert (item["difficulty"], item["section"], item["device"]) == (
+            assert (item["difficulty"], item["section"], item["devices"]) == (
                 "easy",
                 "warm-up",
-                "cpu",
+                ["cpu"],
             )
     finally:
         state(app).close()

@@ -68,3 +68,19 @@ def test_a_server_with_an_unknown_queue_kind_says_why_and_exits_2(tmp_path: Path
     assert done.returncode == 2
     assert "JUDGE_QUEUE must be one of embedded, celery, not 'rabbit'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_server_with_an_unknown_device_policy_says_why_and_exits_2(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    env |= {"JUDGE_INSTANCE": str(tmp_path / "instance"), "JUDGE_DEVICE": "gpu"}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "judge.py"), "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "JUDGE_DEVICE must be one of auto, cpu, cuda, not 'gpu'" in done.stderr
+    assert "Traceback" not in done.stderr

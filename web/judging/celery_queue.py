@@ -20,6 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.errors import UnknownProblem
+from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from web.config import WebConfig
 from web.errors import ApiError
@@ -45,7 +46,9 @@ class Capability(StrEnum):
 
 
 def capability_for(problem: ProblemSpec) -> Capability:
-    return Capability.GPU if problem.device == "cuda" else Capability.CPU
+    """A problem judged only on CUDA needs a GPU worker; any other runs on a CPU worker
+    (which judges it on the CPU; a GPU worker judging it might choose CUDA)."""
+    return Capability.CPU if Device.CPU in problem.devices else Capability.GPU
 
 
 def route(

@@ -114,6 +114,7 @@ def run_worker(
         workers=concurrency,
         problems_dir=config.problems_dir,
         ready_seeds=config.ready_seeds,
+        device=config.device,
     )
     name = name or f"{'+'.join(c.value for c in capabilities)}-{os.getpid()}@{socket.gethostname()}"
     info = WorkerInfo(
@@ -205,7 +206,7 @@ def register_tasks(
             return
         problem = runs.problem_of(ctx.sessions, ctx.problems.get, run_id)
         if problem is not None and capability_for(problem) not in capabilities:
-            log.warning("run %s needs %s: sent back to its queue", run_id, problem.device)
+            log.warning("run %s needs %s: sent back to its queue", run_id, capability_for(problem))
             CeleryRunDispatch(celery).send(run_id, problem)
             return
         runs.judge_run(ctx.sessions, ctx.problems.get, ctx.judge, run_id, worker=ctx.worker)

@@ -28,6 +28,7 @@ from judge.errors import SourceError, UnknownProblem
 from judge.grading.report import Report
 from judge.kinds.registry import kind_of
 from judge.problem.cases import PUBLIC_SEED
+from judge.problem.device import DevicePolicy
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.problem.speed_spec import SpeedState
@@ -142,11 +143,18 @@ class LocalJudge:
     nothing else (its one other thread only waits for the server to exit), such a slip
     cannot reach the server. `user`: who runs submitted code (runner.launchers.unsafe_local)."""
 
-    def __init__(self, launcher_spec: str, workers: int, user: ChildUser | None = None) -> None:
+    def __init__(
+        self,
+        launcher_spec: str,
+        workers: int,
+        user: ChildUser | None = None,
+        device: DevicePolicy = DevicePolicy.AUTO,
+    ) -> None:
         _launcher_factory(launcher_spec)  # a bad setting fails at start-up, not per job
         self._spec = launcher_spec
         self._workers = workers
         self.user = user
+        self.device = device
         self._lock = threading.Lock()
         self._pool = self._new_pool()
 
@@ -155,7 +163,7 @@ class LocalJudge:
             max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),  # never fork a threaded server
             initializer=_start_worker,
-            initargs=(self._spec, self.user, os.getpid()),
+            initargs=(self._spec, self.user, os.getpid(), self.device),
         )
 
     def run(
@@ -193,13 +201,15 @@ class LocalJudge:
 _WORKER_LAUNCHER: Any = None
 
 
-def _start_worker(launcher_spec: str, user: ChildUser | None, server_pid: int) -> None:
+def _start_worker(
+    launcher_spec: str, user: ChildUser | None, server_pid: int, device: DevicePolicy
+) -> None:
     global _WORKER_LAUNCHER
     threading.Thread(
         target=_exit_with, args=(server_pid,), name="server-watch", daemon=True
     ).start()
     factory = _launcher_factory(launcher_spec)
-    _WORKER_LAUNCHER = factory() if factory is not None else PoolLauncher(user)
+    _WORKER_LAUNCHER = factory() if factory is not None else PoolLauncher(user, device)
 
 
 def _exit_with(server_pid: int) -> None:
@@ -232,10 +242,18 @@ def _try_in_worker(problem: ProblemSpec, args: object, code: str | None) -> dict
 class SandboxJudge:
     """The runner's warm sandboxed workers and reference cache (runner.api.Runner)."""
 
-    def __init__(self, workers: int, problems_dir: Path, ready_seeds: int = 0) -> None:
+    def __init__(
+        self,
+        workers: int,
+        problems_dir: Path,
+        ready_seeds: int = 0,
+        device: DevicePolicy = DevicePolicy.AUTO,
+    ) -> None:
         from runner.api import Runner  # only servers that ask for the sandbox need it
 
-        self.runner = Runner(pool_size=workers, problems_root=problems_dir, ready_seeds=ready_seeds)
+        self.runner = Runner(
+            pool_size=workers, problems_root=problems_dir, ready_seeds=ready_seeds, device=device
+        )
 
     def ready_seed(self, problem: ProblemSpec) -> int | None:
         return self.runner.ready_seed(problem)
@@ -257,12 +275,19 @@ UNSAFE_LOCAL = "unsafe-local"
 
 
 def make_judge(
-    backend: str, *, launcher: str, workers: int, problems_dir: Path, ready_seeds: int = 0
+    backend: str,
+    *,
+    launcher: str,
+    workers: int,
+    problems_dir: Path,
+    ready_seeds: int = 0,
+    device: DevicePolicy = DevicePolicy.AUTO,
 ) -> Judge:
+    """The judge of `backend`; `device` (JUDGE_DEVICE) chooses each job's device."""
     if backend == "sandbox":
-        return SandboxJudge(workers, problems_dir, ready_seeds)
+        return SandboxJudge(workers, problems_dir, ready_seeds, device)
     if backend == UNSAFE_LOCAL:
-        return LocalJudge(launcher, workers, child_user())
+        return LocalJudge(launcher, workers, child_user(), device)
     if backend == "local":
         raise ValueError(
             "judge backend 'local' is now called 'unsafe-local' (submissions run without a "
@@ -340,7 +365,7 @@ def judged_run(max_points: int, report: Report) -> JudgedRun:
 
 
 def _hardware(env: dict[str, str]) -> str | None:
-    # judge.grading.environment names the device ("cuda (NVIDIA H200)") on torch-tier runs only.
+    # judge.grading.environment names the job's device ("cpu" or "cuda") on torch-tier runs only.
     return env.get("device", "")[:200] or None
 
 
