@@ -11,9 +11,11 @@ from judge.grading.outcome import ExitInfo
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect, sweep_stale
+from runner.device_memory import DeviceMemoryLimit, watch_status
 from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
+from runner.nvml import DeviceMemoryReader, NvmlMissing, open_nvml
 from runner.pool import WorkerPool
 from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 from runner.worker_process import WorkerError, WorkerProcess
@@ -45,6 +47,10 @@ class SandboxLauncher:
         gpus = [n for n in glob.glob("/dev/nvidia*") if _GPU_RE.match(n)]
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
         self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
+        # The driver's view of each GPU job's device memory (runner/device_memory.py).
+        self.device_memory: DeviceMemoryReader | NvmlMissing = (
+            open_nvml() if gpus else NvmlMissing("no NVIDIA device nodes here")
+        )
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
         """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
@@ -119,12 +125,24 @@ class SandboxLauncher:
                 not on_gpu,
                 library=library,
                 hidden_devices=() if on_gpu else gpu_nodes,
+                device_memory=self._device_memory_limit(limits) if on_gpu else None,
             )
         except BaseException:
             pool.release(worker, healthy=False)
             held.release()
             raise
         return _PooledJob(job, pool, held)
+
+    def _device_memory_limit(self, limits: Limits) -> DeviceMemoryLimit | None:
+        """A GPU job's watched limit; None where the driver cannot be read (doctor says so)."""
+        if isinstance(self.device_memory, NvmlMissing):
+            return None
+        return DeviceMemoryLimit(self.device_memory, limits.device_limit_mb)
+
+    @property
+    def device_memory_watch(self) -> str:
+        """How a GPU job's device memory is bounded here, in one line for the doctor."""
+        return watch_status(self.device_memory)
 
     def close(self) -> None:
         for pool in self._distinct_pools():
