@@ -25,11 +25,13 @@ def score_run(
 ) -> tuple[list[CaseResult], SpeedResult | None]:
     """The graded cases (an impossibly fast timed case turned WA) and the score, or None
     when a timed case is not AC (a run is scored whole or not at all)."""
-    ceiling = bandwidth_ceiling()
+    # The job's own device: a GPU run is held to the GPU's copy bandwidth, a CPU run to memcpy.
+    device = env.get("device", "cpu")
+    ceiling = bandwidth_ceiling(device=device)
     if any(_too_fast(case, result, ceiling) for case, result in zip(cases, graded, strict=True)):
         # Measured once per process, perhaps while the machine was busy: before refusing,
         # measure again now, just after these repetitions ran (the higher figure is kept).
-        ceiling = bandwidth_ceiling(remeasure=True)
+        ceiling = bandwidth_ceiling(remeasure=True, device=device)
     out: list[CaseResult] = []
     rates: list[float] = []
     for case, result in zip(cases, graded, strict=True):
@@ -46,7 +48,7 @@ def score_run(
     timed_cases = [c for c in cases if c.timed is not None]
     if not timed_cases or len(rates) != len(timed_cases):
         return out, None
-    return out, score(spec, rates, hardware(env.get("launcher", "")))
+    return out, score(spec, rates, hardware(env.get("launcher", ""), device))
 
 
 def _too_fast(case: Case, result: CaseResult, ceiling: float) -> bool:
