@@ -49,7 +49,7 @@ class SandboxLauncher:
         self.gpu_slots = threading.BoundedSemaphore(len(gpus)) if gpus else None
         # The driver's view of each GPU job's device memory (runner/device_memory.py).
         self.device_memory: DeviceMemoryReader | NvmlMissing = (
-            open_nvml() if gpus else NvmlMissing("no NVIDIA device nodes here")
+            open_nvml() if self.gpu_slots is not None else NvmlMissing("no NVIDIA GPU here")
         )
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
