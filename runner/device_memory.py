@@ -25,6 +25,11 @@ from judge.grading.outcome import DeviceMemoryOverrun
 from runner.nvml import DeviceMemoryReader, NvmlError, NvmlMissing
 
 POLL_S = 0.02  # one NVML query costs well under a millisecond
+# Added to a problem's limit: the device memory CUDA itself takes in every process that
+# uses it (its context, cuBLAS's workspace), which NVML counts as the process's own; about
+# 500-600 MiB on recent GPUs with CUDA 12. Without it a problem whose memory_mb is 512 (the
+# job's own data) would be over before its first tensor.
+CUDA_CONTEXT_MB = 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ followed by a normal GPU job that must still pass:
                  rlimit), computes on the device, and the warm worker never touched CUDA
   memory-hog     a job that allocates device memory until it fails gets MLE (or RE where
                  the core maps torch's OutOfMemoryError to RE); the memory comes back
-  device-memory  a job that holds 3 GiB of device memory (its limit: memory_mb, 2 GiB) for
-                 a few seconds is killed by the parent's NVML watcher: MLE
+  device-memory  a job that holds 4 GiB of device memory (its limit: memory_mb, 2 GiB, and
+                 1 GiB for CUDA's own context) for a few seconds is killed by the parent's
+                 NVML watcher: MLE
   endless-kernel a kernel that spins forever is killed by the wall limit (TLE) and the
                  device is usable by the next job
 
@@ -88,7 +89,7 @@ import time
 import torch
 
 def gpu_task():
-    held = torch.ones(3 << 30, dtype=torch.uint8, device="cuda")  # over memory_mb = 2048
+    held = torch.ones(4 << 30, dtype=torch.uint8, device="cuda")  # over 2048 + 1024 MiB
     time.sleep(5.0)  # many of the watcher's polls
     return float(held[0])
 """

@@ -11,7 +11,7 @@ from judge.grading.outcome import ExitInfo
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect, sweep_stale
-from runner.device_memory import DeviceMemoryLimit, watch_status
+from runner.device_memory import CUDA_CONTEXT_MB, DeviceMemoryLimit, watch_status
 from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
@@ -134,10 +134,11 @@ class SandboxLauncher:
         return _PooledJob(job, pool, held)
 
     def _device_memory_limit(self, limits: Limits) -> DeviceMemoryLimit | None:
-        """A GPU job's watched limit; None where the driver cannot be read (doctor says so)."""
+        """A GPU job's watched limit, CUDA's own context included; None where the driver
+        cannot be read (doctor says so)."""
         if isinstance(self.device_memory, NvmlMissing):
             return None
-        return DeviceMemoryLimit(self.device_memory, limits.device_limit_mb)
+        return DeviceMemoryLimit(self.device_memory, limits.device_limit_mb + CUDA_CONTEXT_MB)
 
     @property
     def device_memory_watch(self) -> str:

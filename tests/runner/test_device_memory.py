@@ -15,7 +15,7 @@ from judge.grading.outcome import DeviceMemoryOverrun, ExitInfo
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
-from runner.device_memory import DeviceMemoryWatcher, WatchState
+from runner.device_memory import CUDA_CONTEXT_MB, DeviceMemoryWatcher, WatchState
 from runner.launchers.sandbox import SandboxLauncher
 from runner.nvml import NvmlError, NvmlMissing, open_nvml
 
@@ -108,9 +108,12 @@ def test_a_job_killed_for_device_memory_is_mle_with_both_figures_in_both_languag
     verdict, message = crash_verdict(info)
     assert verdict is Verdict.MLE
     assert message.render("en") == (
-        "killed for holding 3072 MiB of GPU memory; this problem allows 2048 MiB"
+        "killed for holding 3072 MiB of GPU memory; this problem allows 2048 MiB, "
+        "CUDA's own context included"
     )
-    assert message.render("zh") == "占用了 3072 MiB 显存，超出本题允许的 2048 MiB，进程被终止"
+    assert message.render("zh") == (
+        "占用了 3072 MiB 显存，超出本题允许的 2048 MiB（含 CUDA 自身上下文），进程被终止"
+    )
 
 
 @pytest.mark.parametrize(("stated", "expected"), [(None, 512), (4096, 4096)])
@@ -163,13 +166,23 @@ def _on_gpu(problem: ProblemSpec, device_memory_mb: int) -> ProblemSpec:
 def test_a_sandboxed_gpu_job_over_its_device_memory_is_killed_and_mle(
     add_problem: ProblemSpec, gpu_launcher: SandboxLauncher
 ) -> None:
-    gpu_launcher.device_memory = EveryProcessHolds(300)
+    gpu_launcher.device_memory = EveryProcessHolds(256 + CUDA_CONTEXT_MB + 44)
     report = judge_source(_on_gpu(add_problem, 256), SLOW_ADD, launcher=gpu_launcher)
     assert report.verdict is Verdict.MLE, report.to_dict()
     failed = next(c.to_dict() for c in report.cases if c.verdict is Verdict.MLE)
     assert failed["message_key"] == "case.device_memory", failed
     args = failed["message_args"]
-    assert args["limit"] == 256 and args["used"] >= 300, failed
+    assert args["limit"] == 256 + CUDA_CONTEXT_MB and args["used"] >= 1324, failed
+
+
+def test_cudas_own_context_does_not_count_against_a_problems_limit(
+    add_problem: ProblemSpec, gpu_launcher: SandboxLauncher
+) -> None:
+    """A problem's 256 MiB is the job's data: a job holding 600 MiB, most of it the CUDA
+    context every process that uses the GPU gets, is within it."""
+    gpu_launcher.device_memory = EveryProcessHolds(600)
+    report = judge_source(_on_gpu(add_problem, 256), SLOW_ADD, launcher=gpu_launcher)
+    assert report.verdict is Verdict.AC, report.to_dict()
 
 
 def test_a_sandboxed_gpu_job_under_its_device_memory_is_untouched(
