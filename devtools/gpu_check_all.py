@@ -12,8 +12,10 @@ process with its share of the time budget:
                  over the limit (the parent's NVML watcher: MLE), an endless kernel (TLE),
                  each followed by a normal job on the same device
   gpu-tests      every test marked `gpu` (python -m pytest -m gpu)
-  problems       every torch-tier problem's reference and wrong solutions, judged on CUDA
-                 in the sandbox (judge check --sandbox, JUDGE_DEVICE=cuda)
+  problem <slug> each torch-tier problem's reference and wrong solutions, judged on CUDA
+                 in the sandbox (judge check --sandbox, JUDGE_DEVICE=cuda); all problems
+                 at once, one process each (a check of one problem took 4 minutes on a
+                 2-core machine, mostly fresh sandbox workers importing torch)
   bandwidth      the GPU's median device-to-device copy (the CUDA speed ceiling's base)
   speed          decode-throughput's reference judged on CUDA (bench/bench_speed_reference.py)
 
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -85,6 +88,7 @@ class Step:
     command: tuple[str, ...]
     timeout_s: float
     env: dict[str, str] = field(default_factory=dict)
+    group: str = ""  # steps of one group run at the same time, each with the group's timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,16 +172,21 @@ def plan(python: str, budget_s: float, torch_slugs: Sequence[str]) -> list[Step]
     pytest_cmd = [python, "-m", "pytest", "-q", "-m", "gpu", "-p", "no:cacheprovider", "tests"]
     if importlib.util.find_spec("xdist") is not None:
         pytest_cmd[4:4] = ["-n", "0"]
-    shares = {"sandbox": 0.2, "gpu-tests": 0.2, "problems": 0.35, "bandwidth": 0.05, "speed": 0.2}
+    shares = {"sandbox": 0.2, "gpu-tests": 0.15, "problems": 0.4, "bandwidth": 0.05, "speed": 0.2}
+    problems = [
+        Step(
+            f"problem {slug}",
+            (python, "judge.py", "check", "--sandbox", "--json", slug),
+            shares["problems"] * budget_s,
+            cuda,
+            group="problems",
+        )
+        for slug in torch_slugs
+    ]
     return [
         Step("sandbox", (python, "-m", "runner.gpu_check"), shares["sandbox"] * budget_s),
         Step("gpu-tests", tuple(pytest_cmd), shares["gpu-tests"] * budget_s),
-        Step(
-            "problems",
-            (python, "judge.py", "check", "--sandbox", "--json", *torch_slugs),
-            shares["problems"] * budget_s,
-            cuda,
-        ),
+        *problems,
         Step(
             "bandwidth",
             (python, "-c", "from devtools.gpu_check_all import bandwidth; bandwidth()"),
@@ -198,6 +207,23 @@ def bandwidth() -> None:
 
     rate = measure_device_copy_bandwidth()
     print(json.dumps({"copy_gb_s": round(rate / 1e9, 1), "ceiling_gb_s": round(4 * rate / 1e9)}))
+
+
+def run_steps(steps: Sequence[Step], deadline: float) -> list[StepResult]:
+    """Each step in order; the steps of one group at the same time (a thread each, waiting
+    on its own child), the next step after the whole group."""
+    results: list[StepResult] = []
+    i = 0
+    while i < len(steps):
+        group = [steps[i]]
+        while steps[i].group and i + len(group) < len(steps):
+            if steps[i + len(group)].group != steps[i].group:
+                break
+            group.append(steps[i + len(group)])
+        with ThreadPoolExecutor(max_workers=len(group)) as pool:
+            results += pool.map(lambda step: run_step(step, deadline), group)
+        i += len(group)
+    return results
 
 
 def run_step(step: Step, deadline: float) -> StepResult:
@@ -223,7 +249,7 @@ def run_step(step: Step, deadline: float) -> StepResult:
         return StepResult(step.name, StepState.TIMED_OUT, timeout, shown, tail=_tail(out))
     seconds = time.monotonic() - started
     state = StepState.PASSED if done.returncode == 0 else StepState.FAILED
-    figures = FIGURES.get(step.name, _no_figures)(done.stdout)
+    figures = FIGURES.get(step.group or step.name, _no_figures)(done.stdout)
     return StepResult(step.name, state, seconds, shown, figures, _tail(done.stdout + done.stderr))
 
 
@@ -341,11 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_record(args.out, found, [])
         print(f"missing: {', '.join(missing)}; nothing was run (nothing is installed from here)")
         return EXIT_MISSING
-    results = []
-    for step in plan(sys.executable, args.budget, torch_slugs()):
-        result = run_step(step, deadline)
-        results.append(result)
-        print(f"{result.state.value:<9} {result.name:<10} {result.seconds:6.1f} s")
+    results = run_steps(plan(sys.executable, args.budget, torch_slugs()), deadline)
+    for result in results:
+        print(f"{result.state.value:<9} {result.name:<28} {result.seconds:6.1f} s")
         if result.state is not StepState.PASSED and result.tail:
             print("  " + result.tail.replace("\n", "\n  "))
     write_record(args.out, found, results)
