@@ -214,3 +214,29 @@ def test_without_the_driver_library_no_watcher_is_made_and_the_doctor_line_says_
     finally:
         handle.kill()
         handle.cleanup()
+
+
+def test_a_cuda_jobs_report_says_how_its_device_memory_was_bounded(
+    add_problem: ProblemSpec, gpu_launcher: SandboxLauncher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report of a job on CUDA says whether the watcher was there, and why not."""
+    from judge.grading import environment
+
+    described = environment.describe
+    monkeypatch.setattr(
+        environment, "describe", lambda *a, **k: {**described(*a, **k), "device": "cuda"}
+    )
+    gpu_launcher.device_memory = EveryProcessHolds(1)
+    report = judge_source(_on_gpu(add_problem, 256), SLOW_ADD, launcher=gpu_launcher)
+    assert report.environment["device_memory"].startswith("watched through NVML")
+    gpu_launcher.device_memory = open_nvml("libnvidia-ml-absent.so.1")
+    report = judge_source(_on_gpu(add_problem, 256), SLOW_ADD, launcher=gpu_launcher)
+    said = report.environment["device_memory"]
+    assert said.startswith("not watched: libnvidia-ml-absent.so.1 could not be loaded"), said
+
+
+def test_a_cpu_jobs_report_says_nothing_of_device_memory(
+    add_problem: ProblemSpec, gpu_launcher: SandboxLauncher
+) -> None:
+    report = judge_source(add_problem, SLOW_ADD, launcher=gpu_launcher)
+    assert "device_memory" not in report.environment
