@@ -12,12 +12,13 @@ MODELS    := models/SmolLM2-135M-Instruct
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench bench-gate bytecode clean
+.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench bench-gate gpu-check bytecode clean
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 	@echo "make test-postgres   the web suite on a throwaway PostgreSQL 15 instead of SQLite"
+	@echo "make gpu-check   everything that needs a GPU, under 8 minutes (SKIP without one)"
 
 setup: apt venv npm sandbox-user models frontend bytecode
 
@@ -140,6 +141,15 @@ $(STAMPS)/zoo: $(STAMPS)/venv mini_llm/zoo.py mini_llm/testing.py mini_llm/confi
 BASE ?= HEAD
 bench-gate: setup
 	$(BIN)/python bench/bench_before_after.py --base $(BASE)
+
+# Everything that needs a GPU, in one run of under 8 minutes (devtools/gpu_check_all.py):
+# the sandbox's GPU path, the gpu-marked tests, the torch problems on CUDA, the GPU's copy
+# bandwidth and the speed reference; figures in build/gpu-check/. Without a GPU it prints
+# SKIP. Not after `setup`: a GPU machine may have no network, and this installs nothing.
+# GPU_PYTHON: an interpreter whose torch is a CUDA build (default: the venv's).
+GPU_PYTHON ?= $(BIN)/python
+gpu-check:
+	$(GPU_PYTHON) -m devtools.gpu_check_all
 
 bench: setup
 	$(BIN)/python bench/bench_judge_overhead.py

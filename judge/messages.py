@@ -153,6 +153,12 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "killed for exceeding the memory limit",
         "zh": "超出内存限制，进程被终止",
     },
+    "case.device_memory": {
+        "en": "killed for holding {used} MiB of GPU memory; this problem allows {limit} MiB, "
+        "CUDA's own context included",
+        "zh": "占用了 {used} MiB 显存，超出本题允许的 {limit} MiB（含 CUDA 自身上下文），"
+        "进程被终止",
+    },
     "case.killed": {"en": "the process was killed by {signal}", "zh": "进程被 {signal} 终止"},
     "case.exit_code": {
         "en": "the process exited with code {code} before answering",

@@ -36,6 +36,7 @@ def collect() -> dict[str, Any]:
         "note": cgroups.reason,
     }
     report["gpu_nodes"] = sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern))
+    report["device_memory"] = device_memory_line(report["gpu_nodes"])
     if report["bwrap"] is None:
         report["probe"] = {"error": "bubblewrap (bwrap) is not installed"}
         return report
@@ -89,9 +90,20 @@ def render(report: dict[str, Any]) -> list[str]:
     lines.append(f"visible /           {' '.join(facts['root_folders'])}")
     gpus = " ".join(report["gpu_nodes"]) or "none (CPU only; no address-space limit change)"
     lines.append(f"GPU device nodes    {gpus}")
+    lines.append(f"GPU device memory   {report['device_memory']}")
     verdict = "ready" if server_ready(report) else "NOT ready (jobs would share namespaces)"
     lines.append(f"server mode         {verdict}")
     return lines
+
+
+def device_memory_line(gpu_nodes: list[str]) -> str:
+    """Whether a GPU job's device memory is watched here (runner/device_memory.py), and why not."""
+    from runner.device_memory import watch_status
+    from runner.nvml import NvmlMissing, open_nvml
+
+    if not any(n.startswith("/dev/nvidia") for n in gpu_nodes):
+        return watch_status(NvmlMissing("no NVIDIA device nodes here (no GPU jobs)"))
+    return watch_status(open_nvml())
 
 
 def _limit(value: int) -> str:

@@ -9,6 +9,9 @@ followed by a normal GPU job that must still pass:
                  rlimit), computes on the device, and the warm worker never touched CUDA
   memory-hog     a job that allocates device memory until it fails gets MLE (or RE where
                  the core maps torch's OutOfMemoryError to RE); the memory comes back
+  device-memory  a job that holds 4 GiB of device memory (its limit: memory_mb, 2 GiB, and
+                 1 GiB for CUDA's own context) for a few seconds is killed by the parent's
+                 NVML watcher: MLE
   endless-kernel a kernel that spins forever is killed by the wall limit (TLE) and the
                  device is usable by the next job
 
@@ -81,6 +84,15 @@ def gpu_task():
     while True:
         hoard.append(torch.empty(1 << 30, dtype=torch.uint8, device="cuda"))
 """
+OVER_DEVICE_LIMIT = """
+import time
+import torch
+
+def gpu_task():
+    held = torch.ones(4 << 30, dtype=torch.uint8, device="cuda")  # over 2048 + 1024 MiB
+    time.sleep(5.0)  # many of the watcher's polls
+    return float(held[0])
+"""
 ENDLESS_KERNEL = """
 import torch
 
@@ -92,6 +104,7 @@ def gpu_task():
 CHECKS = (
     ("cuda-init", NORMAL, {Verdict.AC}),
     ("memory-hog", MEMORY_HOG, {Verdict.MLE, Verdict.RE}),
+    ("device-memory", OVER_DEVICE_LIMIT, {Verdict.MLE}),
     ("endless-kernel", ENDLESS_KERNEL, {Verdict.TLE}),
 )
 
@@ -140,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         print("SKIP: no NVIDIA device nodes (/dev/nvidia0 ...); the GPU path was not checked")
         return 0
     print(f"GPU device nodes: {' '.join(nodes)}")
+    from runner.device_memory import watch_status
+    from runner.nvml import open_nvml
+
+    print(f"GPU device memory: {watch_status(open_nvml())}")
     results = run_checks()
     for name, verdict, passed in results:
         print(f"{'ok  ' if passed else 'FAIL'} {name:<28} {verdict}")

@@ -21,9 +21,10 @@ import socket
 import struct
 from typing import Any
 
-from judge.grading.outcome import ExitInfo
+from judge.grading.outcome import DeviceMemoryOverrun, ExitInfo
 from judge.problem.limits import Limits
 from runner.cgroups import CgroupSupport, JobCgroup
+from runner.device_memory import DeviceMemoryLimit, DeviceMemoryWatcher
 from runner.pidns import PidNamespace
 from runner.worker_process import WorkerError, WorkerProcess
 
@@ -70,6 +71,7 @@ class SandboxJob:
         address_space: bool,
         library: tuple[str, ...] = (),
         hidden_devices: tuple[str, ...] = (),
+        device_memory: DeviceMemoryLimit | None = None,
     ) -> None:
         self.worker = worker
         self._exit: ExitInfo | None = None
@@ -82,6 +84,10 @@ class SandboxJob:
         self.ctl: socket.socket | None = None
         self.cgroup: JobCgroup | None = None
         self.pid_ns: PidNamespace | None = None
+        # A GPU job's device memory, read through the driver while it runs (None: a CPU job,
+        # or no driver library: the launcher's doctor line says which).
+        self._device_memory = device_memory
+        self.device_watcher: DeviceMemoryWatcher | None = None
         # The keeper reports only after wait4 on the job's pid 1 returned, which the kernel
         # allows only once every other process of its pid namespace has been reaped.
         self._keeper_reported = False
@@ -134,7 +140,17 @@ class SandboxJob:
         self.host_pid = pid
         if self.cgroup is not None:
             self.cgroup.ensure(pid)
+        self._watch_device_memory(self.pid_ns)
         self.ctl.send(b"go")
+
+    def _watch_device_memory(self, pid_ns: PidNamespace) -> None:
+        """Started before "go": the job holds no device memory before its code runs."""
+        if self._device_memory is None:
+            return
+        self.device_watcher = DeviceMemoryWatcher(
+            self._device_memory.reader, self._device_memory.limit_mb, pid_ns.members, self.kill
+        )
+        self.device_watcher.start()
 
     def _stderr_tail(self) -> str:
         """What the job's setup printed before failing (for the IE report's admin detail)."""
@@ -196,12 +212,18 @@ class SandboxJob:
         if report is None:
             if not self.worker.alive():  # the judge's failure (IE, retried), not the job's
                 raise WorkerError("the worker died while running the job")
-            return ExitInfo(None, signal.SIGKILL)
+            return ExitInfo(None, signal.SIGKILL, device_memory=self._overrun())
         self._keeper_reported = True
         returncode, sig, cpu_s = report
         oom = self.cgroup is not None and self.cgroup.oom_killed()
         over_cpu = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= self._cpu_s)
-        return ExitInfo(returncode, sig, oom_killed=oom, cpu_limit=over_cpu)
+        return ExitInfo(
+            returncode, sig, oom_killed=oom, cpu_limit=over_cpu, device_memory=self._overrun()
+        )
+
+    def _overrun(self) -> DeviceMemoryOverrun | None:
+        """Why the watcher killed the job, if it did (recorded before its kill)."""
+        return self.device_watcher.overrun if self.device_watcher is not None else None
 
     def cleanup(self) -> None:
         """Kill, reap, remove the cgroup, close every descriptor; tell the pool how it went.
@@ -211,6 +233,9 @@ class SandboxJob:
         if self._cleaned:
             return
         self._cleaned = True
+        if self.device_watcher is not None:
+            # Stopped before any descriptor closes: its kill() must never reach a reused pidfd.
+            self.device_watcher.stop()
         try:
             self.kill()
             if self.pidfd >= 0:

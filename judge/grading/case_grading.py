@@ -246,6 +246,9 @@ def crash_verdict(info: ExitInfo | None) -> tuple[Verdict, Message]:
     """The process ended before it answered."""
     if info is None:
         return Verdict.RE, say("case.ended")
+    if info.device_memory is not None:
+        over = info.device_memory
+        return Verdict.MLE, say("case.device_memory", used=over.used_mb, limit=over.limit_mb)
     if info.oom_killed:
         return Verdict.MLE, say("case.oom_killed")
     if info.cpu_limit:

@@ -28,11 +28,21 @@ NOT_TIMED = "not timed"
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceMemoryOverrun:
+    """The runner killed a GPU job for holding more device memory than its limit: both
+    figures in MiB, as read by the parent through the driver (runner/device_memory.py)."""
+
+    used_mb: int
+    limit_mb: int
+
+
+@dataclass(frozen=True, slots=True)
 class ExitInfo:
     returncode: int | None  # None when a signal ended it
     signal: int | None
     oom_killed: bool = False  # the memory limit ended it
     cpu_limit: bool = False  # the CPU-time limit ended it
+    device_memory: DeviceMemoryOverrun | None = None  # the device-memory limit ended it
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,11 +36,13 @@ def score_run(
     reference's seconds on each timed case, measured just before the submission's (pacer.py):
     given for every timed case, the score is paired (see judge/problem/speed_spec.py), its
     reference rate kept under `pace_key`."""
-    ceiling = bandwidth_ceiling()
+    # The job's own device: a GPU run is held to the GPU's copy bandwidth, a CPU run to memcpy.
+    device = env.get("device", "cpu")
+    ceiling = bandwidth_ceiling(device=device)
     if any(_too_fast(case, result, ceiling) for case, result in zip(cases, graded, strict=True)):
         # Measured once per process, perhaps while the machine was busy: before refusing,
         # measure again now, just after these repetitions ran (the higher figure is kept).
-        ceiling = bandwidth_ceiling(remeasure=True)
+        ceiling = bandwidth_ceiling(remeasure=True, device=device)
     out: list[CaseResult] = []
     rates: list[float] = []
     for case, result in zip(cases, graded, strict=True):
@@ -57,7 +59,7 @@ def score_run(
     timed_cases = [c for c in cases if c.timed is not None]
     if not timed_cases or len(rates) != len(timed_cases):
         return out, None
-    where = hardware(env.get("launcher", ""))
+    where = hardware(env.get("launcher", ""), device)
     if paced is None or any(c.name not in paced for c in timed_cases):
         return out, score(spec, rates, where)
     ratios, reference_rates = [], []

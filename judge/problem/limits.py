@@ -15,6 +15,13 @@ class Limits:
     max_processes: int = 64
     max_file_bytes: int = 16 << 20
     max_open_files: int = 256
+    # problem.toml's [limits] device_memory_mb: a GPU job's device memory (None: memory_mb).
+    device_memory_mb: int | None = None
+
+    @property
+    def device_limit_mb(self) -> int:
+        """The device memory a GPU job may hold (runner/device_memory.py enforces it)."""
+        return self.memory_mb if self.device_memory_mb is None else self.device_memory_mb
 
     def to_dict(self) -> dict[str, object]:
         return {

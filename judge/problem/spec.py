@@ -427,8 +427,13 @@ def _limits(f: Fields) -> Limits:
         raise SpecError(
             f.file, "limits.total_time_s", f"{total} is less than time_per_case_s {per_case}"
         )
+    # A GPU job's device memory is bounded by memory_mb too unless the problem states its own.
+    device_mb = f.integer("device_memory_mb", minimum=16) if "device_memory_mb" in f.data else None
     return Limits(
-        time_per_case_s=per_case, total_time_s=total, memory_mb=f.integer("memory_mb", minimum=16)
+        time_per_case_s=per_case,
+        total_time_s=total,
+        memory_mb=f.integer("memory_mb", minimum=16),
+        device_memory_mb=device_mb,
     )
 
 

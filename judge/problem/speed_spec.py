@@ -229,20 +229,48 @@ def impossible(timed: Timed, seconds: float, ceiling: float) -> bool:
     return seconds <= 0 or timed.min_bytes / seconds > ceiling
 
 
-_measured: list[float] = []
+# The highest ceiling measured in this process, per device class ("cpu", "cuda").
+_measured: dict[str, float] = {}
+# Each device class's override, in GB/s (a machine whose copy misleads: docs/BENCHMARKS.md).
+_CONFIGURED = {"cpu": "JUDGE_MEMORY_BANDWIDTH_GBS", "cuda": "JUDGE_DEVICE_BANDWIDTH_GBS"}
 
 
-def bandwidth_ceiling(remeasure: bool = False) -> float:
-    """Bytes per second no honest run can beat here: $JUDGE_MEMORY_BANDWIDTH_GBS if set, else
-    CEILING_MARGIN times the fastest memory copy measured in this process: once, and again
-    when `remeasure` (before a run is refused as too fast). Load only slows a copy, so the
-    highest figure seen is the truest one, and it is kept."""
-    configured = os.environ.get("JUDGE_MEMORY_BANDWIDTH_GBS")
+def device_class(device: str) -> str:
+    """ "cuda" for a job on a GPU (a report's env says "cuda", or "cuda (<name>)" in older
+    reports), else "cpu"."""
+    return "cuda" if device.startswith("cuda") else "cpu"
+
+
+def bandwidth_ceiling(remeasure: bool = False, device: str = "cpu") -> float:
+    """Bytes per second no honest run can beat on `device`: the device class's override if
+    set, else CEILING_MARGIN times the memory copy measured in this process for it: the
+    CPU's fastest memcpy, or the GPU's median device-to-device copy (measured by a child
+    process, judge/problem/device_copy.py); once, and again when `remeasure` (before a run
+    is refused as too fast). Load only slows a copy, so the highest figure seen is the
+    truest one, and it is kept."""
+    kind = device_class(device)
+    configured = os.environ.get(_CONFIGURED[kind])
     if configured:
         return float(configured) * 1e9
-    if not _measured or remeasure:
-        _measured[:] = [max([*_measured, CEILING_MARGIN * measure_copy_bandwidth()])]
-    return _measured[0]
+    if kind not in _measured or remeasure:
+        copy = measure_copy_bandwidth() if kind == "cpu" else _device_copy_or_unbounded()
+        _measured[kind] = max(_measured.get(kind, 0.0), CEILING_MARGIN * copy)
+    return _measured[kind]
+
+
+def _device_copy_or_unbounded() -> float:
+    """The GPU's copy bandwidth; infinite when it cannot be measured: a run is then never
+    refused as too fast (refusing honest runs on a guess would be worse), and the error is
+    printed for the operator."""
+    from judge.problem.device_copy import DeviceCopyFailed, measure_device_copy_bandwidth
+
+    try:
+        return measure_device_copy_bandwidth()
+    except DeviceCopyFailed as exc:
+        import sys
+
+        print(f"judge: no bandwidth ceiling for CUDA runs: {exc}", file=sys.stderr)
+        return float("inf")
 
 
 def measure_copy_bandwidth(copies: int = COPIES) -> float:
@@ -264,20 +292,30 @@ def measure_copy_bandwidth(copies: int = COPIES) -> float:
     return 2 * len(source) / best
 
 
-def hardware(launcher: str) -> dict[str, str]:
-    """What a speed was measured on: the CPU model, threads per job, torch, the launcher."""
+def hardware(launcher: str, device: str = "cpu") -> dict[str, str]:
+    """What a speed was measured on: the CPU model, threads per job, torch, the launcher,
+    and on a GPU its model and driver (read from the driver's /proc files, no CUDA)."""
     import sys
 
     torch = sys.modules.get("torch")  # the reference ran here: torch is loaded, never imported
     info = {
         "cpu": _cpu_model(),
-        "device": "cpu",
+        "device": device_class(device),
         # A sandboxed job's torch runs on one thread; a local child on OMP_NUM_THREADS,
         # which the local launcher sets to 1 unless the learner set it (judge/run/launch.py).
         "threads": "1" if launcher != "local" else os.environ.get("OMP_NUM_THREADS", "1"),
         "torch": str(torch.__version__) if torch is not None else "not loaded",
         "launcher": launcher,
     }
+    if info["device"] == "cuda":
+        from judge.problem.gpu_identity import read_gpu_identity
+
+        gpu = read_gpu_identity()
+        info["gpu"] = gpu.name
+        info["driver"] = gpu.driver or "unknown"
+        cuda = getattr(getattr(torch, "version", None), "cuda", None)
+        if cuda:
+            info["cuda"] = str(cuda)
     return info
 
 

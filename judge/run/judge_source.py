@@ -96,6 +96,8 @@ def judge_source(
     env = environment.describe(problem.tier, name, device)
     if problem.cpu_rule is not None:
         env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None, device)
+    if env.get("device", "cpu").startswith("cuda"):
+        env["device_memory"] = _device_memory_said(launcher)
     return build_report(problem, cases, graded, result, seed, env, limits, paced)
 
 
@@ -104,6 +106,16 @@ def job_device_for(problem: ProblemSpec, launcher: Launcher | None) -> Device:
     if launcher is not None:
         return launcher.device_for(problem)
     return choose_device(DevicePolicy.AUTO, problem.devices, bool(gpu_nodes()), problem.slug)
+
+
+_DEVICE_MEMORY_OFF = "not watched: this launcher does not bound device memory"
+
+
+def _device_memory_said(launcher: Launcher | None) -> str:
+    """The report's line on a CUDA job's device memory: how the launcher bounds it (the
+    sandbox's NVML watcher, runner/device_memory.py), or that nothing does."""
+    said = getattr(launcher, "device_memory_watch", None)
+    return said if isinstance(said, str) else _DEVICE_MEMORY_OFF
 
 
 _CPU_RULE_OFF = "not enforced: this machine cannot count a child's CPU time"

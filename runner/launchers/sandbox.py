@@ -11,9 +11,11 @@ from judge.problem.device import GPU_NODE, Device, DevicePolicy, choose_device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
 from runner.cgroups import CgroupSupport, detect, sweep_stale
+from runner.device_memory import CUDA_CONTEXT_MB, DeviceMemoryLimit, watch_status
 from runner.identity import SandboxIdentity, sandbox_identity
 from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
+from runner.nvml import DeviceMemoryReader, NvmlMissing, open_nvml
 from runner.pool import WorkerPool
 from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 from runner.trusted_child import TrustedChild
@@ -57,6 +59,10 @@ class SandboxLauncher:
         self._job_slots = threading.BoundedSemaphore(pool_size) if pool_size else None
         # One job per GPU at a time: two jobs on one device would see each other's memory use.
         self.gpu_slots = _gpu_slots(self.layout.gpu_nodes, stand_in=gpu_nodes is not None)
+        # The driver's view of each GPU job's device memory (runner/device_memory.py).
+        self.device_memory: DeviceMemoryReader | NvmlMissing = (
+            open_nvml() if self.gpu_slots is not None else NvmlMissing("no NVIDIA GPU here")
+        )
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
         """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
@@ -144,6 +150,7 @@ class SandboxLauncher:
                 not on_gpu,
                 library=library,
                 hidden_devices=() if on_gpu else gpu_nodes,
+                device_memory=self._device_memory_limit(limits) if on_gpu else None,
             )
         except BaseException:
             pool.release(worker, healthy=False)
@@ -157,6 +164,18 @@ class SandboxLauncher:
         """A plain child for trusted code in a cgroup made as a job's (runner/trusted_child.py):
         no slot, no worker, so a paced speed run can never wait on itself for one."""
         return TrustedChild(problem, limits, self.cgroups, device)
+
+    def _device_memory_limit(self, limits: Limits) -> DeviceMemoryLimit | None:
+        """A GPU job's watched limit, CUDA's own context included; None where the driver
+        cannot be read (doctor says so)."""
+        if isinstance(self.device_memory, NvmlMissing):
+            return None
+        return DeviceMemoryLimit(self.device_memory, limits.device_limit_mb + CUDA_CONTEXT_MB)
+
+    @property
+    def device_memory_watch(self) -> str:
+        """How a GPU job's device memory is bounded here, in one line for the doctor."""
+        return watch_status(self.device_memory)
 
     def close(self) -> None:
         for pool in self._distinct_pools():

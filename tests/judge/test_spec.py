@@ -22,6 +22,16 @@ def test_a_valid_problem_loads_with_all_fields(make_problem: MakeProblem) -> Non
     assert len(problem.version) == 16
 
 
+def test_a_gpu_jobs_device_memory_is_memory_mb_unless_device_memory_mb_is_stated(
+    make_problem: MakeProblem,
+) -> None:
+    text = TOML.format(slug="add", per_case=2.0, total=10.0)
+    assert load_problem(make_problem(toml=text)).limits.device_limit_mb == 128
+    stated = text.replace("memory_mb = 128", "memory_mb = 128\ndevice_memory_mb = 4096")
+    limits = load_problem(make_problem(toml=stated)).limits
+    assert (limits.memory_mb, limits.device_limit_mb) == (128, 4096)
+
+
 def test_version_changes_when_any_file_changes(make_problem: MakeProblem) -> None:
     folder = make_problem()
     before = load_problem(folder).version
@@ -46,6 +56,8 @@ def test_version_changes_when_any_file_changes(make_problem: MakeProblem) -> Non
         ('kind = "value"', 'kind = "value"\ntolerance = 1', "checker.tolerance"),
         ('en = "Addition"', 'en = ""', "title.en"),
         ("memory_mb = 128", "", "limits.memory_mb"),
+        ("memory_mb = 128", "memory_mb = 128\ndevice_memory_mb = 8", "limits.device_memory_mb"),
+        ("memory_mb = 128", 'memory_mb = 128\ndevice_memory_mb = "4G"', "limits.device_memory_mb"),
     ],
 )
 def test_invalid_problem_toml_names_file_and_field(

@@ -248,7 +248,7 @@ def test_a_ceiling_measured_on_a_busy_machine_is_measured_again_before_refusing(
 
     copies = iter([1e-3, 1e15])  # busy at first (a ceiling no run meets), then quiet
     monkeypatch.setattr(speed_spec, "measure_copy_bandwidth", lambda: next(copies))
-    monkeypatch.setattr(speed_spec, "_measured", [])
+    monkeypatch.setattr(speed_spec, "_measured", {})
     report = judge_source(_problem(make_problem), HONEST)
     assert report.verdict is Verdict.AC and report.speed is not None
     assert speed_spec.bandwidth_ceiling() == speed_spec.CEILING_MARGIN * 1e15  # kept

@@ -85,6 +85,7 @@ def test_doctor_reports_every_protection_and_says_ready(capsys) -> None:  # type
         "rlimits",
         "cgroups",
         "GPU device nodes",
+        "GPU device memory",
         "server mode",
     ):
         assert line in out

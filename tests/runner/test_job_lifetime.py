@@ -123,6 +123,7 @@ def test_a_job_killed_before_it_read_go_is_a_kill_not_a_runner_crash() -> None:
     job = object.__new__(SandboxJob)  # only what _read_exit looks at
     job.ctl, job.worker, job.cgroup, job.pidfd, job._cpu_s = ours, _Alive(), None, -1, 5
     job._keeper_reported = False
+    job.device_watcher = None  # a CPU job: no device-memory watcher
     try:
         exit_info = job._read_exit(1.0)
     finally:

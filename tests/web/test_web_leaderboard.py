@@ -27,6 +27,7 @@ def judged(
     hardware: str | None = None,
     q1: float | None = None,
     q3: float | None = None,
+    device_class: str = "cpu",
 ) -> None:
     """Store a judged submission directly, as a worker would, and refresh the standings."""
     with transaction(state(app).sessions) as db:
@@ -46,6 +47,7 @@ def judged(
                 metric_q3=q3,
                 metric_unit="tokens/s" if metric is not None else None,
                 hardware=hardware,
+                device_class=device_class,
             )
         )
         db.flush()
@@ -121,7 +123,7 @@ def test_speed_board_keeps_each_users_best_accepted_run(app: Flask, client: Flas
     judged(app, "ada", "AC", 2, metric=180.5, q1=178.0, q3=182.5, hardware="gpu-b")
     judged(app, "bob", "AC", 3, metric=150.0, q1=149.5, q3=150.5, hardware="cpu-a")
     judged(app, "bob", "WA", 4, metric=999.0)  # a wrong run's speed never counts
-    speed = client.get("/api/leaderboard/add-two").json["speed"]
+    speed = client.get("/api/leaderboard/add-two").json["speed"][0]["entries"]
     assert [(s["user"], s["value"], s["unit"], s["iqr"], s["hardware"]) for s in speed] == [
         ("ada", 180.5, "tokens/s", 4.5, "gpu-b"),
         ("bob", 150.0, "tokens/s", 1.0, "cpu-a"),
@@ -141,7 +143,7 @@ def test_speed_scores_whose_ranges_overlap_share_a_rank(app: Flask, client: Flas
     for minute, (name, (median, q1, q3)) in enumerate(runs.items()):
         make_user(client, name)
         judged(app, name, "AC", minute, metric=median, q1=q1, q3=q3)
-    speed = client.get("/api/leaderboard/add-two").json["speed"]
+    speed = client.get("/api/leaderboard/add-two").json["speed"][0]["entries"]
     assert [(s["user"], s["rank"]) for s in speed] == [
         ("ada", 1),
         ("bob", 1),
@@ -150,6 +152,72 @@ def test_speed_scores_whose_ranges_overlap_share_a_rank(app: Flask, client: Flas
         ("eve", 4),
     ]
     assert speed[-1]["iqr"] == 0.0
+
+
+H200 = "gpu:NVIDIA H200"
+
+
+def test_each_device_class_has_a_board_of_its_own_cpu_first(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Issue 21: a GPU score never ranks beside a CPU score. ada's GPU run is far faster
+    than bob's CPU run, yet bob is first on the CPU board, and ada's CPU run ranks there."""
+    for name in ("ada", "bob", "cyd"):
+        make_user(client, name)
+    judged(app, "ada", "AC", 1, metric=9000.0, q1=8900.0, q3=9100.0, device_class=H200)
+    judged(app, "ada", "AC", 2, metric=100.0, q1=99.0, q3=101.0)
+    judged(app, "bob", "AC", 3, metric=150.0, q1=149.0, q3=151.0)
+    judged(app, "cyd", "AC", 4, metric=8000.0, q1=7900.0, q3=8100.0, device_class=H200)
+    boards = client.get("/api/leaderboard/add-two").json["speed"]
+    assert [(b["device_class"], b["title"]) for b in boards] == [
+        ("cpu", "CPU"),
+        (H200, "GPU · NVIDIA H200"),
+    ]
+    cpu, gpu = ([(e["rank"], e["user"], e["value"]) for e in b["entries"]] for b in boards)
+    assert cpu == [(1, "bob", 150.0), (2, "ada", 100.0)]
+    assert gpu == [(1, "ada", 9000.0), (2, "cyd", 8000.0)]
+
+
+def test_a_gpu_run_never_replaces_a_users_cpu_best_and_a_rejudge_moves_it(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada")
+    judged(app, "ada", "AC", 1, metric=100.0)
+    judged(app, "ada", "AC", 2, metric=5000.0, device_class=H200)
+    judged(app, "ada", "AC", 3, metric=90.0)  # slower on the CPU: the CPU best stays
+    boards = client.get("/api/leaderboard/add-two").json["speed"]
+    assert [[e["value"] for e in b["entries"]] for b in boards] == [[100.0], [5000.0]]
+
+
+def test_each_gpu_model_is_a_board_of_its_own(app: Flask, client: FlaskClient) -> None:
+    make_user(client, "ada")
+    make_user(client, "bob")
+    judged(app, "ada", "AC", 1, metric=900.0, device_class="gpu:NVIDIA A100")
+    judged(app, "bob", "AC", 2, metric=800.0, device_class=H200)
+    boards = client.get("/api/leaderboard/add-two").json["speed"]
+    assert [b["title"] for b in boards] == ["GPU · NVIDIA A100", "GPU · NVIDIA H200"]
+    assert all(b["entries"][0]["rank"] == 1 for b in boards)
+
+
+def test_a_problem_with_no_timed_run_has_no_board_in_the_api(client: FlaskClient) -> None:
+    assert client.get("/api/leaderboard/add-two").json["speed"] == []
+
+
+def test_the_page_draws_one_table_per_device_class_under_its_heading(
+    app: Flask, client: FlaskClient
+) -> None:
+    make_user(client, "ada")
+    make_user(client, "bob")
+    judged(app, "ada", "AC", 1, metric=150.0, hardware="AMD EPYC · 1 thread")
+    judged(app, "bob", "AC", 2, metric=9000.0, hardware="NVIDIA H200", device_class=H200)
+    for url in ("/leaderboard/add-two", "/problems/add-two"):
+        page = client.get(url).get_data(as_text=True)
+        cpu = page.index('id="speed-board"')
+        gpu = page.index('id="speed-board-2"')
+        assert 'data-device-class="cpu"' in page[cpu : cpu + 200], url
+        assert "GPU · NVIDIA H200" in page[cpu:gpu], url  # the GPU board's heading
+        assert 'data-user="ada"' in page[cpu:gpu] and 'data-user="bob"' not in page[cpu:gpu]
+        assert 'data-user="bob"' in page[gpu:] and 'data-user="ada"' not in page[gpu:]
 
 
 def test_per_problem_board_for_an_unknown_problem_is_404(client: FlaskClient) -> None:

@@ -69,6 +69,44 @@ def test_upgrade_to_0002_fills_each_users_fastest_run(tmp_path: Path) -> None:
     assert tuple(row) == (180.0, 2)
 
 
+def test_upgrade_to_0014_puts_each_stored_speed_on_its_device_classs_board(tmp_path: Path) -> None:
+    """Existing rows are CPU runs, except one whose stored hardware names CUDA; each
+    user's fastest run per device class becomes their row on that board."""
+    url = sqlite_url(tmp_path / "judge.sqlite3")
+    migrate.upgrade(url, "0013")
+    engine = make_engine(url)
+    runs = (  # id, verdict, metric, hardware
+        (1, "AC", 120.0, "AMD EPYC · 1 thread"),
+        (2, "AC", 180.0, "AMD EPYC · 1 thread"),
+        (3, "WA", 999.0, "AMD EPYC · 1 thread"),
+        (4, "AC", 5000.0, "cuda (NVIDIA H200)"),
+    )
+    with engine.begin() as connection:
+        run = connection.exec_driver_sql
+        run(
+            "INSERT INTO users (id, username, username_key, password_hash, is_admin, created_at,"
+            " session_generation) VALUES (1, 'ada', 'ada', 'x', 0, '2026-11-01 00:00:00', 0)"
+        )
+        for sid, verdict, metric, hardware in runs:
+            run(
+                "INSERT INTO submissions (id, user_id, problem_slug, code, status, verdict,"
+                " points, passed, total, attempts, created_at, metric, hardware)"
+                f" VALUES ({sid}, 1, 'p', 'x', 'done', '{verdict}', 0, 0, 0, 1,"
+                f" '2026-11-01 00:00:00', {metric}, '{hardware}')"
+            )
+    migrate.upgrade(url)
+    with engine.connect() as connection:
+        classes = connection.exec_driver_sql(
+            "SELECT id, device_class FROM submissions ORDER BY id"
+        ).all()
+        bests = connection.exec_driver_sql(
+            "SELECT device_class, best_metric, submission_id FROM speed_bests ORDER BY 1"
+        ).all()
+    engine.dispose()
+    assert [c for _, c in classes] == ["cpu", "cpu", "cpu", "gpu:NVIDIA H200"]
+    assert [tuple(b) for b in bests] == [("cpu", 180.0, 2), ("gpu:NVIDIA H200", 5000.0, 4)]
+
+
 def test_upgrade_to_0004_keeps_every_account_and_what_hangs_off_it(tmp_path: Path) -> None:
     """Names that are one name now ("ada" and "Ada") both keep working, and nothing that
     cascades from `users` is lost: a batch rebuild of the table on SQLite, with foreign

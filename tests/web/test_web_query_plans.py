@@ -36,7 +36,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         ("leaderboard", leaderboard.overall_query(100, 2500), "ix_standings_rank"),
         ("problem board", leaderboard.problem_query("p", 100), "ix_problem_results_board"),
-        ("speed board", leaderboard.speed_query("p", 100), "ix_problem_results_speed"),
+        ("speed board", leaderboard.speed_query("p", "cpu", 100), "ix_speed_bests_board"),
+        ("speed boards' device classes", leaderboard.device_classes_query("p"), "ix_speed_bests"),
         ("by user", search_query(SubmissionQuery(None, "ada", None, 50)), "ix_submissions_user"),
         (
             "newest, a hidden problem left out",

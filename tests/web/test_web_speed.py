@@ -68,6 +68,44 @@ def test_a_gpu_speed_names_the_device() -> None:
     )
 
 
+def test_a_cuda_speed_names_the_gpu_and_driver_and_ranks_on_that_gpus_board() -> None:
+    """Issue 21: judge.problem.speed_spec.hardware names the GPU of a CUDA run."""
+    hardware = {
+        "device": "cuda",
+        "gpu": "NVIDIA H200",
+        "driver": "550.54.15",
+        "cpu": "AMD EPYC 9654",
+        "threads": "1",
+        "torch": "2.13.0",
+    }
+    run = core_seam.judged_run(100, report(speed={**SPEED, "hardware": hardware}))
+    assert run.hardware == "NVIDIA H200 · driver 550.54.15 · torch 2.13.0"
+    assert run.device_class == "gpu:NVIDIA H200"
+
+
+def test_a_cpu_speed_ranks_on_the_cpu_board_and_so_does_a_run_without_a_speed() -> None:
+    assert core_seam.judged_run(100, report()).device_class == "cpu"
+    assert core_seam.judged_run(100, report(speed=None)).device_class == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("hardware", "env_device", "expected"),
+    [
+        ({"device": "cpu"}, "cuda (NVIDIA H200)", "cpu"),  # the speed's own device decides
+        ({"device": "cuda (NVIDIA A100)"}, "", "gpu:NVIDIA GPU (model unknown)"),
+        (None, "cuda (NVIDIA A100)", "gpu:NVIDIA A100"),  # an older report: its environment
+        (None, "cuda", "gpu:NVIDIA GPU (model unknown)"),
+        ({"device": "cuda", "gpu": "X" * 300}, "", "gpu:" + "X" * 116),  # the column's width
+    ],
+)
+def test_a_runs_device_class_comes_from_its_speed_then_its_environment(
+    hardware: dict[str, str] | None, env_device: str, expected: str
+) -> None:
+    from web.boards import device_class
+
+    assert device_class.of_run(hardware, env_device) == expected
+
+
 def test_only_an_accepted_run_has_a_speed() -> None:
     wrong = core_seam.judged_run(100, Report.from_dict({**_plain(), "verdict": "WA"}))
     assert (wrong.metric, wrong.metric_q1, wrong.hardware) == (None, None, "cpu")
@@ -162,7 +200,11 @@ def test_each_board_of_a_speed_problem_is_named_by_a_heading_of_its_own(
     judged(app, "ada", "AC", 1, metric=183.2, q1=180.0, q3=185.5, spread=5.5, hardware="H200")
     page = TableNames()
     page.feed(client.get("/leaderboard/add-two", headers={"Accept-Language": lang}).text)
-    names = [page.headings.get(ref or "", "").strip() for ref in page.tables]
+    # aria-labelledby names a list of ids: a speed board is "Speed board" and its device.
+    names = [
+        " ".join(page.headings.get(part, "") for part in (ref or "").split()).strip()
+        for ref in page.tables
+    ]
     assert len(names) == 2 and all(names) and len(set(names)) == 2, (page.tables, names)
     assert names[1] == points
 
@@ -224,7 +266,7 @@ def test_a_real_accepted_submission_of_a_speed_problem_reaches_the_speed_board(
         assert view["verdict"] == "AC", view
         speed = view["speed"]
         assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 5)
-        (entry,) = client.get("/api/leaderboard/add-fast").json["speed"]
+        (entry,) = client.get("/api/leaderboard/add-fast").json["speed"][0]["entries"]
         assert (entry["user"], entry["rank"], entry["unit"]) == ("ada", 1, "tokens/s")
         assert entry["value"] == pytest.approx(speed["value"])
         assert entry["q1"] <= entry["value"] <= entry["q3"]

@@ -60,7 +60,7 @@ def test_two_real_speed_runs_are_ranked_by_whether_their_ranges_overlap(
             assert speed["q1"] <= speed["value"] <= speed["q3"]
             speeds[who] = speed
 
-        board = client.get(f"/api/leaderboard/{SLUG}").json["speed"]
+        board = client.get(f"/api/leaderboard/{SLUG}").json["speed"][0]["entries"]
         assert [e["user"] for e in board] == sorted(speeds, key=lambda w: -speeds[w]["value"])
         for entry in board:
             mine = speeds[entry["user"]]

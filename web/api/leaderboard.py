@@ -30,7 +30,8 @@ def per_problem(slug: str) -> Any:
         {
             "problem": problem.slug,
             "entries": leaderboard.problem_board(g.db, problem.slug, limit=limit),
-            "speed": leaderboard.speed_board(g.db, problem.slug, limit=limit),
+            # One board per device class: a CPU score never ranks beside a GPU score.
+            "speed": leaderboard.speed_boards(g.db, problem.slug, limit=limit),
         }
     )
 

@@ -49,6 +49,7 @@ _CLEARED = {
     "metric_q3": None,
     "metric_unit": None,
     "hardware": None,
+    "device_class": "cpu",
     "judged_at": None,
     "tries": 0,
     "lease_until": None,

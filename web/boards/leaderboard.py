@@ -12,8 +12,9 @@ from sqlalchemy.orm import Session
 
 from judge.problem.spec import ProblemSpec
 from judge.verdict import Verdict
+from web.boards import device_class
 from web.store.db import iso
-from web.store.models import ProblemResult, Standing, Submission, User
+from web.store.models import ProblemResult, SpeedBest, Standing, Submission, User
 from web.store.status import SubmissionStatus
 
 
@@ -51,11 +52,27 @@ def problem_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]
     ]
 
 
-def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
-    """Each user's fastest accepted run: its score (the median rate), its interquartile
-    range and hardware, fastest first. Scores whose ranges overlap are not told apart:
-    rank = 1 + the number of entries whose q1 is above this entry's q3 (entirely better)."""
-    rows = db.execute(speed_query(slug, limit)).all()
+def speed_boards(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
+    """One board per device class a timed run of `slug` was measured on, CPU's first:
+    {"device_class": "cpu" or "gpu:<model>", "title": "CPU" or "GPU · <model>", "entries"}.
+    A CPU score never ranks beside a GPU score (web/boards/device_class.py)."""
+    classes = sorted(db.scalars(device_classes_query(slug)).all(), key=device_class.board_order)
+    return [
+        {
+            "device_class": cls,
+            "title": device_class.title(cls),
+            "entries": speed_board(db, slug, cls, limit=limit),
+        }
+        for cls in classes
+    ]
+
+
+def speed_board(db: Session, slug: str, cls: str, *, limit: int) -> list[dict[str, Any]]:
+    """Each user's fastest accepted run on device class `cls`: its score (the median rate),
+    its interquartile range and hardware, fastest first. Scores whose ranges overlap are not
+    told apart: rank = 1 + the number of entries whose q1 is above this entry's q3
+    (entirely better)."""
+    rows = db.execute(speed_query(slug, cls, limit)).all()
     lows_above: list[float] = []  # the q1 of every entry so far, sorted
     board = []
     for r in rows:
@@ -85,11 +102,12 @@ def speed_board(db: Session, slug: str, *, limit: int) -> list[dict[str, Any]]:
 
 
 def speed_board_of(db: Session, problem: ProblemSpec, *, limit: int) -> list[dict[str, Any]] | None:
-    """The speed board a page shows: None for a problem that measures no speed (no
-    [speed] table in its problem.toml) and has no timed run stored."""
-    board = speed_board(db, problem.slug, limit=limit)
-    if board or problem.speed is not None:
-        return board
+    """The speed boards a page shows (one per device class; none yet is an empty list):
+    None for a problem that measures no speed (no [speed] table in its problem.toml) and
+    has no timed run stored."""
+    boards = speed_boards(db, problem.slug, limit=limit)
+    if boards or problem.speed is not None:
+        return boards
     return None
 
 
@@ -172,7 +190,16 @@ def problem_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
     )
 
 
-def speed_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
+def device_classes_query(slug: str) -> Select[str]:
+    return (
+        select(SpeedBest.device_class)
+        .where(SpeedBest.problem_slug == slug)
+        .distinct()
+        .order_by(SpeedBest.device_class)
+    )
+
+
+def speed_query(slug: str, cls: str, limit: int) -> Select[*tuple[Any, ...]]:
     return (
         select(
             User.username,
@@ -184,11 +211,11 @@ def speed_query(slug: str, limit: int) -> Select[*tuple[Any, ...]]:
             Submission.hardware,
             Submission.created_at,
         )
-        .select_from(ProblemResult)
-        .join(Submission, Submission.id == ProblemResult.best_metric_submission_id)
-        .join(User, User.id == ProblemResult.user_id)
-        .where(ProblemResult.problem_slug == slug, ProblemResult.best_metric.is_not(None))
-        .order_by(ProblemResult.best_metric.desc(), ProblemResult.best_metric_submission_id)
+        .select_from(SpeedBest)
+        .join(Submission, Submission.id == SpeedBest.submission_id)
+        .join(User, User.id == SpeedBest.user_id)
+        .where(SpeedBest.problem_slug == slug, SpeedBest.device_class == cls)
+        .order_by(SpeedBest.best_metric.desc(), SpeedBest.submission_id)
         .limit(limit)
     )
 

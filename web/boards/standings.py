@@ -15,12 +15,21 @@ from sqlalchemy.orm import Session
 
 from judge.verdict import Verdict
 from web.store.db import changed
-from web.store.models import ProblemResult, QuizReveal, Standing, Submission, SubmissionStatus, User
+from web.store.models import (
+    ProblemResult,
+    QuizReveal,
+    SpeedBest,
+    Standing,
+    Submission,
+    SubmissionStatus,
+    User,
+)
 
 # Verdicts that are the submitter's fault and count as a wrong try before solving.
 PENALISED = frozenset({Verdict.WA, Verdict.TLE, Verdict.MLE, Verdict.OLE, Verdict.RE})
 RESULTS: Table = ProblemResult.__table__  # type: ignore[assignment]
 STANDINGS: Table = Standing.__table__  # type: ignore[assignment]
+SPEED_BESTS: Table = SpeedBest.__table__  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +39,7 @@ class Attempt:
     points: int
     created_at: datetime
     metric: float | None
+    device_class: str = "cpu"
 
 
 def refresh(db: Session, user_id: int, slug: str) -> None:
@@ -50,6 +60,7 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
             Submission.points,
             Submission.created_at,
             Submission.metric,
+            Submission.device_class,
         )
         .where(
             Submission.user_id == user_id,
@@ -61,13 +72,46 @@ def refresh(db: Session, user_id: int, slug: str) -> None:
         )
         .order_by(Submission.id)
     ).all()
-    attempts = [Attempt(r.id, r.verdict, r.points, r.created_at, r.metric) for r in rows]
+    attempts = [
+        Attempt(r.id, r.verdict, r.points, r.created_at, r.metric, r.device_class) for r in rows
+    ]
     key = (RESULTS.c.user_id == user_id) & (RESULTS.c.problem_slug == slug)
     if not attempts:
         db.execute(delete(RESULTS).where(key))
     else:
         _upsert(db, RESULTS, key, summarise(attempts), user_id=user_id, problem_slug=slug)
+    _store_speed_bests(db, user_id, slug, attempts)
     _store_standing(db, user_id)
+
+
+def fastest_per_device(attempts: list[Attempt]) -> dict[str, Attempt]:
+    """Device class -> the fastest accepted timed attempt on it (ties: the earlier one)."""
+    fastest: dict[str, Attempt] = {}
+    for a in attempts:
+        if a.verdict is not Verdict.AC or a.metric is None:
+            continue
+        best = fastest.get(a.device_class)
+        if best is None or (a.metric, -a.id) > (best.metric, -best.id):
+            fastest[a.device_class] = a
+    return fastest
+
+
+def _store_speed_bests(db: Session, user_id: int, slug: str, attempts: list[Attempt]) -> None:
+    # Replaced whole: a handful of rows at most, under the user's row lock.
+    key = (SPEED_BESTS.c.user_id == user_id) & (SPEED_BESTS.c.problem_slug == slug)
+    db.execute(delete(SPEED_BESTS).where(key))
+    rows = [
+        {
+            "user_id": user_id,
+            "problem_slug": slug,
+            "device_class": device_class,
+            "best_metric": a.metric,
+            "submission_id": a.id,
+        }
+        for device_class, a in fastest_per_device(attempts).items()
+    ]
+    if rows:
+        db.execute(insert(SPEED_BESTS), rows)
 
 
 def summarise(attempts: list[Attempt]) -> dict[str, Any]:

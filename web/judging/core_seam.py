@@ -39,6 +39,7 @@ from judge.run.launch import ChildUser
 from judge.run.source_check import MAX_SOURCE_BYTES, validate_source
 from judge.verdict import Verdict
 from runner.launchers.unsafe_local import PoolLauncher, child_user, kill_running
+from web.boards import device_class as devices
 from web.i18n import say
 
 __all__ = [
@@ -73,6 +74,8 @@ class JudgedRun:
     metric_q1: float | None = None
     metric_q3: float | None = None
     metric_unit: str | None = None
+    # The board the speed ranks on: "cpu" or "gpu:<model>" (web/boards/device_class.py).
+    device_class: str = devices.CPU
 
 
 def load_problems(root: Path) -> ProblemSet:
@@ -360,8 +363,15 @@ def judged_run(max_points: int, report: Report) -> JudgedRun:
         time_ms=report.time_ms,
         report_json=json.dumps(data, ensure_ascii=False, allow_nan=False),
         hardware=_hardware(report.environment),
+        device_class=_device_class(data.get("speed"), report.environment),
     )
     return run if speed is None else replace(run, **speed)
+
+
+def _device_class(speed: object, env: dict[str, str]) -> str:
+    hardware = speed.get("hardware") if isinstance(speed, dict) else None
+    known = hardware if isinstance(hardware, dict) else None
+    return devices.of_run(known, env.get("device", ""))
 
 
 def _hardware(env: dict[str, str]) -> str | None:
@@ -400,10 +410,16 @@ def speed_columns(speed: object) -> dict[str, Any] | None:
 
 
 def hardware_text(hardware: dict[str, Any]) -> str | None:
-    """A speed's hardware in a few words for a board's column: the GPU, or the CPU model
-    and its thread count, then torch ("AMD EPYC 9654 · 1 thread · torch 2.13.0")."""
+    """A speed's hardware in a few words for a board's column: the GPU and its driver, or
+    the CPU model and its thread count, then torch ("AMD EPYC 9654 · 1 thread · torch 2.13.0",
+    "NVIDIA H200 · driver 550.54.15 · torch 2.13.0")."""
     device = str(hardware.get("device") or "cpu")
-    parts = [device] if device != "cpu" else [str(hardware.get("cpu") or "cpu")]
+    if device == "cuda" and hardware.get("gpu"):
+        parts = [str(hardware["gpu"])]
+        if hardware.get("driver"):
+            parts.append(f"driver {hardware['driver']}")
+    else:
+        parts = [device] if device != "cpu" else [str(hardware.get("cpu") or "cpu")]
     threads = str(hardware.get("threads") or "")
     if device == "cpu" and threads:
         parts.append(f"{threads} thread" if threads == "1" else f"{threads} threads")

@@ -208,6 +208,7 @@ def _store(ctx: JobContext, claim: Claim, outcome: core_seam.JudgedRun) -> None:
             metric_q3=outcome.metric_q3,
             metric_unit=outcome.metric_unit,
             hardware=outcome.hardware,
+            device_class=outcome.device_class,
             judged_at=now,
             lease_until=None,
             **NO_PROGRESS,

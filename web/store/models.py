@@ -117,6 +117,8 @@ class Submission(Base):
     metric_q3: Mapped[float | None] = mapped_column(Float)
     metric_unit: Mapped[str | None] = mapped_column(String(32))
     hardware: Mapped[str | None] = mapped_column(String(200))
+    # The board a speed ranks on: "cpu" or "gpu:<model>" (web/boards/device_class.py).
+    device_class: Mapped[str] = mapped_column(String(120), default="cpu", server_default="cpu")
     # Every claim of the row by a judging worker, ever (never reset, a rejudge included):
     # the fencing token. A worker stores its verdict only while the row still carries the
     # number its claim set, so a worker that lost its claim (it hung past its lease and
@@ -246,6 +248,21 @@ class ProblemResult(Base):
     best_metric_submission_id: Mapped[int | None] = mapped_column(Integer)
 
 
+class SpeedBest(Base):
+    """One user's fastest accepted run on one problem on one device class: a speed board
+    per device class is an index walk, and a CPU score never ranks beside a GPU score."""
+
+    __tablename__ = "speed_bests"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    problem_slug: Mapped[str] = mapped_column(String(64), primary_key=True)
+    device_class: Mapped[str] = mapped_column(String(120), primary_key=True)
+    best_metric: Mapped[float] = mapped_column(Float)
+    submission_id: Mapped[int] = mapped_column(Integer)
+
+
 class Standing(Base):
     """One row per user on the board; the leaderboard is one indexed ORDER BY over it."""
 
@@ -274,6 +291,13 @@ Index(
     ProblemResult.problem_slug,
     ProblemResult.best_metric.desc(),
     ProblemResult.best_metric_submission_id,
+)
+Index(
+    "ix_speed_bests_board",
+    SpeedBest.problem_slug,
+    SpeedBest.device_class,
+    SpeedBest.best_metric.desc(),
+    SpeedBest.submission_id,
 )
 Index(
     "ix_standings_rank",
