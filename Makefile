@@ -108,9 +108,10 @@ cluster-stop:
 
 # Tests run in TEST_WORKERS processes (pytest-xdist), each taking the next test as it frees
 # up: a third of the suite's time is waiting (sandboxes starting, servers, browsers), and two
-# workers fill it on this two-core machine. TEST_WORKERS=0 runs them in one process.
+# workers fill it on this two-core machine. TEST_WORKERS=0 runs them in one process. The
+# thirty slowest tests are listed at the end: where the suite's time goes, in every CI log.
 TEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
+PYTEST := $(BIN)/python -m pytest -q --durations=30 $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
 test: setup lint typecheck
 	$(PYTEST)
 

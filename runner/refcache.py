@@ -20,7 +20,8 @@ from judge.problem.limits import CpuAllowance
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
 from judge.run.calibration import calibrate
-from judge.run.judge_source import expected_observations, load_message
+from judge.run.judge_source import expected_observations
+from judge.run.load_message import load_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

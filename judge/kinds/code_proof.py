@@ -98,8 +98,8 @@ class _Trusted:
     def _compute(self, seed: int) -> TrustedInputs:
         from judge.run.budget import budget_for
         from judge.run.calibration import calibrate
-        from judge.run.judge_source import load_message
         from judge.run.launch import LocalLauncher
+        from judge.run.load_message import load_message
         from judge.run.workdir import WorkDir
 
         problem = self.problem

@@ -26,8 +26,9 @@ from judge.problem.custom_input import CUSTOM_CASE, CustomInput
 from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import budget_for
-from judge.run.judge_source import build_report, load_message
+from judge.run.judge_source import build_report
 from judge.run.launch import LocalLauncher
+from judge.run.load_message import load_message
 from judge.run.session import Session, SessionResult
 from judge.run.source_check import validate_source
 from judge.run.workdir import WorkDir

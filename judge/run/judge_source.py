@@ -40,6 +40,7 @@ from judge.problem.limits import CpuAllowance, Limits
 from judge.problem.spec import ProblemKind, ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
 from judge.run.launch import LocalLauncher
+from judge.run.load_message import can_refuse_processes, load_message
 from judge.run.phase import Phase, Progress, Stage
 from judge.run.session import Session, SessionResult
 from judge.run.source_check import validate_source
@@ -96,7 +97,7 @@ def judge_source(
     env = environment.describe(problem.tier, name, device)
     if problem.cpu_rule is not None:
         env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None, device)
-    if env.get("device", "cpu").startswith("cuda"):
+    if device is Device.CUDA:
         env["device_memory"] = _device_memory_said(launcher)
     return build_report(problem, cases, graded, result, seed, env, limits, paced)
 
@@ -135,7 +136,7 @@ def _cpu_rule_said(launcher: Launcher | None, counted: bool, device: Device) -> 
     if not counted:
         return _CPU_RULE_OFF
     how = launcher.cpu_accounting if launcher is not None else LocalLauncher.cpu_accounting
-    helpers = "new processes refused" if _can_refuse_processes() else "processes allowed"
+    helpers = "new processes refused" if can_refuse_processes() else "processes allowed"
     return f"enforced: CPU time counted by {how}; {helpers}"
 
 
@@ -178,32 +179,6 @@ def expected_observations(
 def canonical(value: object) -> object:
     """The observation as the parent would receive it (tuples become lists, tensors TensorData)."""
     return normalize(value)
-
-
-def load_message(
-    problem: ProblemSpec, source: str, device: Device = Device.CPU
-) -> dict[str, object]:
-    """What the child loads. `device` is the parent's choice, which the driver reads
-    (judge.run.job_device). Only a CPU job's CPU rule refuses new processes: a CUDA job's
-    rule counts wall time (judge/problem/limits.py), which no helper process can hide from."""
-    counted_cpu = problem.cpu_rule is not None and device is Device.CPU
-    return {
-        "type": "load",
-        "source": source,
-        "driver": problem.cases_source(),
-        "names": list(problem.names),
-        "withheld": list(problem.withheld),
-        "threads_only": counted_cpu and _can_refuse_processes(),
-        "device": device.value,
-    }
-
-
-def _can_refuse_processes() -> bool:
-    """judge.run.threads_only.available(), asked only under a CPU rule: the module loads ctypes,
-    which no other run needs (start-up time)."""
-    from judge.run import threads_only
-
-    return threads_only.available()
 
 
 def _run_child(

@@ -21,6 +21,7 @@ from judge.problem.cases import Case
 from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
+from judge.run.load_message import load_message
 from judge.run.session import Session
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -45,8 +46,6 @@ class Pacer:
         limits: Limits,
         device: Device = Device.CPU,
     ) -> None:
-        from judge.run.judge_source import load_message  # judge_source imports this module
-
         self._submission = submission
         self._child = launcher.launch_trusted(problem, limits, device)
         self._session = Session(self._child, limits, problem.tier)

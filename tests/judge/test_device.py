@@ -23,8 +23,9 @@ from judge.problem.device import (
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec, load_problem, parse_check
 from judge.run.job_device import job_device, on_cpu
-from judge.run.judge_source import judge_source, load_message
+from judge.run.judge_source import judge_source
 from judge.run.launch import LocalLauncher, LocalProcess
+from judge.run.load_message import load_message
 from judge.verdict import Verdict
 
 CPU, CUDA = Device.CPU, Device.CUDA

@@ -12,6 +12,7 @@ import pytest
 
 from judge.grading.case_grading import crash_verdict
 from judge.grading.outcome import DeviceMemoryOverrun, ExitInfo
+from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
@@ -152,15 +153,15 @@ class EveryProcessHolds:
 
 @pytest.fixture(scope="module")
 def gpu_launcher() -> Iterator[SandboxLauncher]:
-    launcher = SandboxLauncher(pool_size=1, preload=())
-    launcher.layout = dataclasses.replace(launcher.layout, gpu_nodes=("/dev/full",))
+    # /dev/full stands in for a GPU's node: the launcher then takes this host for a GPU host.
+    launcher = SandboxLauncher(pool_size=1, preload=(), gpu_nodes=("/dev/full",))
     yield launcher
     launcher.close()
 
 
 def _on_gpu(problem: ProblemSpec, device_memory_mb: int) -> ProblemSpec:
     limits = dataclasses.replace(problem.limits, device_memory_mb=device_memory_mb)
-    return dataclasses.replace(problem, device="cuda", limits=limits)
+    return dataclasses.replace(problem, devices=(Device.CUDA,), limits=limits)
 
 
 def test_a_sandboxed_gpu_job_over_its_device_memory_is_killed_and_mle(
@@ -208,7 +209,7 @@ def test_without_the_driver_library_no_watcher_is_made_and_the_doctor_line_says_
     assert isinstance(missing, NvmlMissing) and "could not be loaded" in missing.reason
     gpu_launcher.device_memory = missing
     assert gpu_launcher.device_memory_watch.startswith("not watched: libnvidia-ml-absent.so.1")
-    handle = gpu_launcher.launch(_on_gpu(add_problem, 256), add_problem.limits)
+    handle = gpu_launcher.launch(_on_gpu(add_problem, 256), add_problem.limits, Device.CUDA)
     try:
         assert handle.job.device_watcher is None
     finally:
@@ -217,15 +218,9 @@ def test_without_the_driver_library_no_watcher_is_made_and_the_doctor_line_says_
 
 
 def test_a_cuda_jobs_report_says_how_its_device_memory_was_bounded(
-    add_problem: ProblemSpec, gpu_launcher: SandboxLauncher, monkeypatch: pytest.MonkeyPatch
+    add_problem: ProblemSpec, gpu_launcher: SandboxLauncher
 ) -> None:
     """The report of a job on CUDA says whether the watcher was there, and why not."""
-    from judge.grading import environment
-
-    described = environment.describe
-    monkeypatch.setattr(
-        environment, "describe", lambda *a, **k: {**described(*a, **k), "device": "cuda"}
-    )
     gpu_launcher.device_memory = EveryProcessHolds(1)
     report = judge_source(_on_gpu(add_problem, 256), SLOW_ADD, launcher=gpu_launcher)
     assert report.environment["device_memory"].startswith("watched through NVML")

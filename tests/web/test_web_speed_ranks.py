@@ -8,8 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from sandbox_host import needs_sandbox
-from web_helpers import make_config, make_user, state, submit, timed_repetitions, wait_judged
+from web_helpers import (
+    Account,
+    make_config,
+    make_user,
+    state,
+    submit,
+    timed_repetitions,
+    wait_judged,
+)
 
 from web import create_app
 
@@ -37,28 +47,42 @@ def overlap_rank(entry: dict[str, float], others: list[dict[str, float]]) -> int
     return 1 + sum(1 for other in others if other["q1"] > entry["q3"])
 
 
+# A run whose paired ratios spread past the judge's limit is accepted but not recorded, and
+# the learner is asked to submit again (docs/API.md, "unsteady"): on a loaded machine (the
+# suite's other worker beside this one) that happens, and the test does what the learner does.
+ATTEMPTS = 3
+
+
+def scored_run(app: Flask, client: FlaskClient, account: Account, code: str) -> tuple[int, dict]:
+    """Submit `code` until its speed is recorded; the submission's id and its speed."""
+    unsteady = []
+    for _ in range(ATTEMPTS):
+        sid = submit(client, account, code, SLUG)
+        wait_judged(app)
+        view = client.get(f"/api/submissions/{sid}", headers=account.auth).json
+        assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
+        speed = view["speed"]
+        assert (speed["unit"], speed["repetitions"]) == ("tokens/s", timed_repetitions())
+        assert speed["q1"] <= speed["value"] <= speed["q3"]
+        if speed["state"] == "scored":
+            return sid, speed
+        assert speed["relative_spread"] > speed["spread_limit"], speed
+        unsteady.append(speed["relative_spread"])
+    pytest.fail(f"every run was too unsteady to record (spreads {unsteady})")
+
+
 def test_two_real_speed_runs_are_ranked_by_whether_their_ranges_overlap(
     tmp_path: Path, db_template: Path
 ) -> None:
-    # One judging thread: the two runs are timed one after the other, not against each other.
+    # One judging thread: the runs are timed one after the other, not against each other.
     config = make_config(tmp_path, db_template, PROBLEMS, judge_backend="sandbox", workers=1)
     app = create_app(config)
     try:
         client = app.test_client()
         ada, bob = make_user(client, "ada"), make_user(client, "bob")
-        ids = {
-            "ada": submit(client, ada, REFERENCE, SLUG),
-            "bob": submit(client, bob, ONE_BY_ONE, SLUG),
-        }
-        wait_judged(app)
-        speeds = {}
-        for who, account in (("ada", ada), ("bob", bob)):
-            view = client.get(f"/api/submissions/{ids[who]}", headers=account.auth).json
-            assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
-            speed = view["speed"]
-            assert (speed["unit"], speed["repetitions"]) == ("tokens/s", timed_repetitions())
-            assert speed["q1"] <= speed["value"] <= speed["q3"]
-            speeds[who] = speed
+        ids, speeds = {}, {}
+        for who, account, code in (("ada", ada, REFERENCE), ("bob", bob, ONE_BY_ONE)):
+            ids[who], speeds[who] = scored_run(app, client, account, code)
 
         board = client.get(f"/api/leaderboard/{SLUG}").json["speed"][0]["entries"]
         assert [e["user"] for e in board] == sorted(speeds, key=lambda w: -speeds[w]["value"])
