@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ from judge.problem.problemset import ProblemSet  # noqa: E402
 from judge.problem.spec import ProblemSpec  # noqa: E402
 from judge.run.phase import Phase, Stage  # noqa: E402
 from judge.run.session import Session  # noqa: E402
+from runner.api import Runner  # noqa: E402
 from runner.launchers.sandbox import SandboxLauncher  # noqa: E402
 from web import create_app  # noqa: E402
 from web.config import RateLimit, WebConfig, sqlite_url  # noqa: E402
@@ -184,6 +185,15 @@ def instrumented(timeline: Timeline) -> Iterator[None]:
     _patch(jobs, "_judge", judge, undo)
     _patch(jobs, "_store", store, undo)
     _patch(Lease, "progress", progress, undo)
+
+    def gate_passed(original: Any) -> Any:
+        def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+            timeline.mark(timeline.current, "gate")  # inside the runner's IdleGate.busy()
+            return original(self, *args, **kwargs)
+
+        return wrapped
+
+    _patch(Runner, "_judge", gate_passed, undo)
     _patch(SandboxLauncher, "launch", launch, undo)
     _patch(Session, "_exchange", exchange, undo)
     try:
@@ -202,7 +212,6 @@ class Submitted:
     progress_seen: float | None = None
     verdict_seen: float = 0.0
     verdict: str = ""
-    phases: dict[str, float] = field(default_factory=dict)
 
 
 def split(timeline: Timeline, sub: Submitted) -> dict[str, float]:
@@ -225,6 +234,7 @@ def split(timeline: Timeline, sub: Submitted) -> dict[str, float]:
     reporting = first(lambda w, p: p is not None and p.stage is Stage.REPORTING, case0)
     reporting = reporting or cases_end
     calib_start = calib if calib is not None and calib < launched else launched
+    gate = first(lambda w, p: w == "gate") or claimed
     seen = sub.verdict_seen
     return {
         "queue": claimed - sub.submitted,
@@ -237,6 +247,9 @@ def split(timeline: Timeline, sub: Submitted) -> dict[str, float]:
         "report": seen - reporting,
         "total": seen - sub.submitted,
         "1st seen": (sub.progress_seen or seen) - sub.submitted,
+        # Part of `prep`: the claim until the judging passed the runner's idle gate (a speed
+        # problem's judging waits there for a step of the seed stock under way to end).
+        "gate": gate - claimed,
     }
 
 
@@ -302,7 +315,7 @@ def row(slug: str, measured: list[dict[str, float]], fresh: dict[str, float]) ->
 
 
 def said(phases: dict[str, float]) -> str:
-    return ", ".join(f"{name} {phases[name]:.2f}" for name in COLUMNS)
+    return ", ".join(f"{name} {phases[name]:.2f}" for name in (*COLUMNS, "gate"))
 
 
 def header() -> str:
@@ -362,6 +375,12 @@ def main() -> int:
                         if args.each:
                             print(f"  ready #{k + 1}: {said(measured[-1])}", flush=True)
                     print(row(problem.slug, measured, split(timeline, first)), flush=True)
+                    waited = median([m["gate"] for m in measured])
+                    if waited > 0.5:
+                        print(
+                            f"  (prep: {waited:.2f} s of it waiting at the runner's idle gate"
+                            " for a step of the seed stock to end)"
+                        )
                     if cold:
                         print("  (fresh: the server process imported torch for it)")
                     if verdicts != {"AC"}:
