@@ -14,8 +14,9 @@ they do:
 
 - queue: Submit until a worker has claimed the row (the POST included);
 - prep: the claim until the reference's calibration or the job's launch (with a ready seed
-  only the seed's row update and the judge's gate; with a fresh one, building the seed's
-  cases and the reference's answers);
+  only the seed's row update and the runner's idle gate; with a fresh one, building the
+  seed's cases and the reference's answers); a wait at the gate over 0.5 s (a speed
+  problem's judging waits there for a step of the seed stock to end) is said under the row;
 - calib: the CPU-rule reference job (a CPU-rule problem with no calibration yet);
 - fork+start: launching the job until it acknowledged the load (fork from the warm worker,
   sandbox, interpreter and libraries, the submission imported);
