@@ -162,6 +162,7 @@ bench: setup
 	$(BIN)/python bench/bench_cluster.py
 	$(BIN)/python bench/bench_browser.py
 	$(BIN)/python bench/bench_torch_latency.py --n 2
+	$(BIN)/python bench/bench_torch_latency_web.py --n 2
 	$(BIN)/python bench/bench_bandwidth_ceiling.py --n 8
 	$(BIN)/python bench/bench_mini_llm.py
 
