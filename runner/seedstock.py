@@ -94,6 +94,14 @@ class IdleGate:
                 self._changed.wait(timeout=0.5 if self._jobs else self._settle_s - quiet)
             return False
 
+    def expect_judging(self) -> None:
+        """A judging is about to start (its seed was just taken, runner/api.py enters busy()
+        next): the quiet period counts from now, so no step begins in between (a timed
+        judging would wait for that whole step: 18-37 s on a torch problem)."""
+        with self._changed:
+            self._last_busy = max(self._last_busy, time.monotonic())
+            self._changed.notify_all()
+
     def end_step(self) -> None:
         with self._changed:
             self._working = False
@@ -157,6 +165,8 @@ class SeedStock:
         if taken is not None:
             seed, entry = taken
             self._cache.put(problem, seed, entry)
+        # The judging that asked comes next: the refill must wait for it, not race it.
+        self._gate.expect_judging()
         self._start()
         self._wake.set()
         return None if taken is None else taken[0]

@@ -134,3 +134,33 @@ def test_a_timed_judging_waits_for_a_step_under_way_and_an_untimed_one_does_not(
     assert entered == ["plain", "timed"]
     stopping.set()
     assert not gate.begin_step(stopping)  # a stopping stock begins nothing
+
+
+def test_a_timed_judging_that_just_took_a_seed_does_not_wait_for_the_refill(
+    add_problem: ProblemSpec,
+) -> None:
+    """Taking a seed wakes the stock to refill; the judging that took it enters the gate a
+    moment later. The refill must not begin in that moment: a timed judging would then wait
+    for the whole step."""
+    gate = IdleGate(settle_s=0.5)
+    time.sleep(0.6)  # the judge has long been idle
+    stepping = threading.Event()
+
+    def compute(problem: ProblemSpec, seed: int, before_case: Callable[[], None]) -> object:
+        stepping.set()
+        time.sleep(3.0)  # a long step: building a torch problem's cases
+        raise RuntimeError("not needed here")
+
+    cache = ReferenceCache()
+    cache.compute = compute  # type: ignore[method-assign]
+    seeds = SeedStock(cache, gate, 1)
+    try:
+        assert seeds.take(add_problem) is None
+        time.sleep(0.1)  # the submission's row is written, its judging is queued
+        started = time.monotonic()
+        with gate.busy(exclusive=True):
+            waited = time.monotonic() - started
+            refilling = stepping.is_set()
+        assert not refilling and waited < 1.0, waited  # a step begun first would hold it 3 s
+    finally:
+        seeds.close()
