@@ -28,7 +28,17 @@ from judge.problem.problemset import ProblemSet
 from judge.problem.speed_spec import SpeedState
 from runner.api import Runner
 
-WORK = 8 * 32  # tokens per timed repetition (problems/decode-throughput/cases.py)
+
+def _work_per_repetition() -> int:
+    """Tokens per timed repetition, from the problem's own cases.py (BATCH x NEW_TOKENS)."""
+    from judge.problem.cases import load_module
+
+    problem = ProblemSet().get("decode-throughput")
+    cases = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
+    return int(cases.BATCH * cases.NEW_TOKENS)
+
+
+WORK = _work_per_repetition()
 
 
 def _spin() -> None:
