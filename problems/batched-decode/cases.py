@@ -430,9 +430,12 @@ def public_cases():
 
 
 def generated_cases(rng):
-    plan = ["qwen3-gqa"] * 6 + ["qwen3-gqa-wide"] * 4 + ["smollm2-135m"]
+    # Eight random batches and one hidden CPU-rule case: every seed draws fresh shapes, and
+    # a Submit stays near the 8 s goal on an idle 2-core machine (eleven and two took 10.6 s
+    # on an AMD EPYC).
+    plan = ["qwen3-gqa"] * 4 + ["qwen3-gqa-wide"] * 3 + ["smollm2-135m"]
     cases = [_random_case(rng, f"random-{i:02d}-{name}", name) for i, name in enumerate(plan)]
-    return cases + [_rule_case(rng, f"cpu-rule-{i}") for i in range(2)]
+    return cases + [_rule_case(rng, f"cpu-rule-{i}") for i in range(1)]
 
 
 def _rule_case(rng, name):

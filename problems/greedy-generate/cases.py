@@ -107,7 +107,10 @@ def generated_cases(rng):
         prompt, tokens = clear_prompt(rng, "qwen3-gqa", length, n, vocab=1024)
         stop = _stop_at(tokens, k) if i % 2 else []
         cases.append(_case(f"random-{i}", "qwen3-gqa", prompt, n, stop))
-    for i in range(2):
+    # One hidden long case: its secret prompt is what stops a solution fitted to the public
+    # long-160 (a second cost a Submit about 2 s on an idle AMD EPYC, and found nothing the
+    # first does not).
+    for i in range(1):
         # A calibrated case has one shape on every seed (only its tokens are drawn): the
         # judge measures the reference once per case name, not once per submission.
         prompt, _ = clear_prompt(rng, "qwen3-gqa-wide", LONG_PROMPT, 180, vocab=2048)
