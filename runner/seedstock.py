@@ -99,7 +99,7 @@ class IdleGate:
         next): the quiet period counts from now, so no step begins in between (a timed
         judging would wait for that whole step: 18-37 s on a torch problem)."""
         with self._changed:
-            self._last_busy = max(self._last_busy, time.monotonic())
+            self._last_busy = time.monotonic()
             self._changed.notify_all()
 
     def end_step(self) -> None:
