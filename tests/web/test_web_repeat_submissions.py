@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from problem_factory import GOOD, WRONG
+from problem_factory import GOOD, WRONG, write_web_problem
 from sqlalchemy import update
 from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
@@ -99,6 +99,40 @@ def test_the_same_code_after_an_internal_error_may_be_submitted_again(idle_app: 
     sid = submit(client, ada, WRONG)
     set_row(idle_app, sid, status=SubmissionStatus.DONE, verdict="IE")
     assert post(client, ada, WRONG).status_code == 202
+
+
+def test_an_accepted_speed_run_that_was_not_scored_may_be_submitted_again(
+    tmp_path: Path, db_template: Path
+) -> None:
+    """An unsteady speed run (timed while the machine was busy) is accepted without a score,
+    and its report says "submit again": the same code must then be taken. Once a speed is
+    recorded, the same code is a repeat again."""
+    root = tmp_path / "problems"
+    folder = write_web_problem(root, "add-fast", order=1)
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text("utf-8") + '\n[speed]\nunit = "tokens/s"\n', "utf-8")
+    app = idle(tmp_path, db_template, root)
+    try:
+        client = app.test_client()
+        ada = make_user(client, "ada")
+        first = submit(client, ada, GOOD, problem="add-fast")
+        set_row(app, first, status=SubmissionStatus.DONE, verdict="AC", metric=None)
+        second = post(client, ada, GOOD, problem="add-fast")
+        assert second.status_code == 202, second.json
+        set_row(app, second.json["id"], status=SubmissionStatus.DONE, verdict="AC", metric=9.5)
+        third = post(client, ada, GOOD, problem="add-fast")
+        assert third.status_code == 409
+        assert "already judged (AC)" in error_of(third)["message"]
+    finally:
+        state(app).close()
+
+
+def test_an_accepted_run_of_a_problem_without_speed_is_a_repeat(idle_app: Flask) -> None:
+    client = idle_app.test_client()
+    ada = make_user(client, "ada")
+    sid = submit(client, ada, GOOD)
+    set_row(idle_app, sid, status=SubmissionStatus.DONE, verdict="AC", metric=None)
+    assert post(client, ada, GOOD).status_code == 409
 
 
 def test_only_the_same_code_as_the_latest_submission_to_the_problem_is_a_repeat(

@@ -95,14 +95,15 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     reason = core_seam.source_problem(code)
     if reason is not None:
         raise Invalid("invalid_code", reason, field="code")
-    refuse_repeat(db, viewer.id, problem.slug, code)  # before counting: a refusal is free
+    scored = problem.speed is not None
+    refuse_repeat(db, viewer.id, problem.slug, code, scored)  # before counting: a refusal is free
     limits = state.config
     state.limiter.hit(f"submit:user:{viewer.id}", limits.submit_per_user, say("what_submissions"))
     state.limiter.hit(f"submit:ip:{ip}", limits.submit_per_ip, say("what_submissions_ip"))
     # Two identical requests at once: the second waits here for the first to commit, then
     # sees its row and is refused.
     _hold_user(db, viewer.id)
-    refuse_repeat(db, viewer.id, problem.slug, code)
+    refuse_repeat(db, viewer.id, problem.slug, code, scored)
     submission = Submission(user_id=viewer.id, problem_slug=problem.slug, code=code)
     db.add(submission)
     db.commit()  # stored before it is queued: a crash now leaves a 'queued' row to recover
@@ -110,13 +111,18 @@ def create(state: PlatformState, db: Session, viewer: Viewer, slug: Any, code: s
     return submission.id
 
 
-def refuse_repeat(db: Session, user_id: int, slug: str, code: str) -> None:
+def refuse_repeat(db: Session, user_id: int, slug: str, code: str, scored: bool) -> None:
     """Conflict (409, `duplicate_submission`) when `code` is exactly the code of this user's
     latest submission to `slug` and that one is queued, running, or judged with any verdict
     but IE (an IE is the judge's failure: submitting again is how a learner retries it).
-    Only the latest counts: going back to an older version of the code is a new attempt."""
+    On a speed problem (`scored`) an AC whose speed was not recorded (timed while the
+    machine was too busy: "unsteady") may be submitted again too, since its report asks
+    the learner to do exactly that. Only the latest counts: going back to an older version
+    of the code is a new attempt."""
     latest = db.execute(
-        select(Submission.id, Submission.code, Submission.status, Submission.verdict)
+        select(
+            Submission.id, Submission.code, Submission.status, Submission.verdict, Submission.metric
+        )
         .where(Submission.user_id == user_id, Submission.problem_slug == slug)
         .order_by(Submission.id.desc())
         .limit(1)
@@ -125,6 +131,8 @@ def refuse_repeat(db: Session, user_id: int, slug: str, code: str) -> None:
         return
     if latest.status in (SubmissionStatus.QUEUED, SubmissionStatus.RUNNING):
         message = say("err_repeat_pending", id=latest.id)
+    elif scored and latest.verdict is Verdict.AC and latest.metric is None:
+        return  # accepted, but no speed recorded: running it again is how it gets one
     elif latest.verdict is not None and latest.verdict is not Verdict.IE:
         message = say("err_repeat_judged", id=latest.id, verdict=latest.verdict.value)
     else:
