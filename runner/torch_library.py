@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
     import mini_llm.generation
     import mini_llm.kv_cache
     import mini_llm.paged_cache
+    import mini_llm.pool_runner
     import mini_llm.sampling
     import mini_llm.zoo  # noqa: F401
 
@@ -31,6 +32,7 @@ JOB_LIBRARY = (
     "mini_llm.attention",
     "mini_llm.kv_cache",
     "mini_llm.paged_cache",
+    "mini_llm.pool_runner",
     "mini_llm.sampling",
     "mini_llm.generation",
 )

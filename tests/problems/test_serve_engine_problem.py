@@ -1,0 +1,230 @@
+"""serve-engine: the runner refuses what cannot be computed and records what was computed
+wrongly; the driver checks every reported token; the public traces need what their names
+say; and the reference's tokens are every request decoded alone."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from judge.problem.cases import load_module  # noqa: E402
+from judge.problem.problemset import ProblemSet  # noqa: E402
+from mini_llm import zoo  # noqa: E402
+from mini_llm.generation import generate  # noqa: E402
+from mini_llm.pool_runner import PoolError, PoolRunner  # noqa: E402
+
+PROBLEM = ProblemSet().get("serve-engine")
+CASES = load_module(PROBLEM.cases_source(), "cases", str(PROBLEM.path / "cases.py"))
+REFERENCE = load_module(PROBLEM.reference_source(), "reference", str(PROBLEM.path))
+PUBLIC = {case["name"]: case["args"] for case in CASES.public_cases()}
+PROMPT = [5, 6, 7, 8, 9, 10, 11, 12]  # two full blocks of 4
+
+
+def runner(num_blocks: int = 8, budget: int = 64) -> PoolRunner:
+    return PoolRunner(zoo.model("qwen3-gqa"), num_blocks, 4, budget)
+
+
+def in_step(pool: PoolRunner, chunks: list[Any]) -> list[int]:
+    pool.begin_step()
+    try:
+        return pool.forward(chunks)
+    finally:
+        pool.end_step()
+
+
+def alone(args: dict) -> list[list[int]]:
+    model = zoo.model(args["model"])
+    return [
+        generate(model, [r["prompt"]], r["max_new_tokens"], stop_tokens=())[0]
+        for r in args["requests"]
+    ]
+
+
+# ---------------------------------------------------------------- the runner
+
+
+def test_a_chunk_gives_the_greedy_next_token_of_its_sequence() -> None:
+    pool = runner()
+    (token,) = in_step(pool, [(0, PROMPT, 0, [3, 1])])
+    (expected,) = generate(zoo.model("qwen3-gqa"), [PROMPT], 1, stop_tokens=())
+    assert [token] == expected
+    assert pool.faults == []
+
+
+def test_a_prompt_prefilled_in_chunks_then_decoded_equals_it_decoded_alone() -> None:
+    pool = runner()
+    table = [2, 0, 5]
+    in_step(pool, [(0, PROMPT[:3], 0, table)])  # a chunk inside the prompt
+    (first,) = in_step(pool, [(0, PROMPT[3:], 3, table)])
+    (second,) = in_step(pool, [(0, [first], 8, table)])
+    (expected,) = generate(zoo.model("qwen3-gqa"), [PROMPT], 2, stop_tokens=())
+    assert [first, second] == expected and pool.faults == []
+
+
+def test_a_block_outside_the_pool_is_refused_by_number() -> None:
+    with pytest.raises(PoolError, match=r"block 8 is outside the pool \(blocks 0\.\.7\)"):
+        in_step(runner(), [(0, PROMPT, 0, [0, 8])])
+
+
+def test_a_table_too_short_for_its_chunk_is_refused() -> None:
+    with pytest.raises(PoolError, match="need 2 blocks of 4, the table names 1"):
+        in_step(runner(), [(0, PROMPT, 0, [0])])
+
+
+def test_more_tokens_in_a_step_than_its_budget_is_refused() -> None:
+    pool = runner(budget=10)
+    pool.begin_step()
+    pool.forward([(0, PROMPT, 0, [0, 1])])
+    with pytest.raises(PoolError, match="this step would process 11 tokens, over its budget of 10"):
+        pool.forward([(1, [1, 2, 3], 0, [2])])
+
+
+def test_forward_outside_a_step_is_refused() -> None:
+    with pytest.raises(PoolError, match="from inside the engine's step"):
+        runner().forward([(0, PROMPT, 0, [0, 1])])
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [[], [(0, [], 0, [0])], [(0, [1024], 0, [0])], [(0, [1], -1, [0])], [(0, [1], 0, ["a"])]],
+    ids=["no-chunks", "no-tokens", "token-past-vocab", "negative-start", "table-not-ints"],
+)
+def test_malformed_chunks_are_refused_with_a_message(chunks: list[Any]) -> None:
+    with pytest.raises(PoolError):
+        in_step(runner(), chunks)
+
+
+def test_sharing_a_full_block_another_request_computed_is_no_fault() -> None:
+    pool = runner()
+    in_step(pool, [(0, PROMPT, 0, [0, 1])])
+    # Request 1 has the same first block: it points at block 0 and computes the rest.
+    other = [*PROMPT[:4], 40, 41, 42]
+    (token,) = in_step(pool, [(1, other[4:], 4, [0, 2])])
+    (expected,) = generate(zoo.model("qwen3-gqa"), [other], 1, stop_tokens=())
+    assert [token] == expected and pool.faults == []
+
+
+def test_reading_a_block_that_another_request_overwrote_is_a_fault() -> None:
+    pool = runner()
+    in_step(pool, [(0, PROMPT, 0, [0, 1])])
+    in_step(pool, [(1, [90, 91, 92, 93], 0, [1])])  # block 1 handed out again, overwritten
+    in_step(pool, [(0, [77], 8, [0, 1, 2])])
+    assert len(pool.faults) == 1
+    assert "step 2: request 0 reads position 4 from block 1" in pool.faults[0]
+
+
+def test_two_requests_writing_one_slot_in_one_call_is_a_fault() -> None:
+    pool = runner()
+    in_step(pool, [(0, [1, 2], 0, [3]), (1, [4, 5], 0, [3])])
+    assert "requests 0 and 1 write the same slot (block 3)" in pool.faults[0]
+
+
+# ---------------------------------------------------------------- the driver
+
+
+class Liar(REFERENCE.Engine):  # type: ignore[name-defined,misc]
+    """The reference, except that it reports request 0's second token as another one."""
+
+    told = 0
+
+    def step(self):  # type: ignore[no-untyped-def]
+        produced, finished = super().step()
+        if 0 in produced:
+            self.told += 1
+            if self.told == 2:
+                produced[0] = (produced[0] + 1) % 1024
+        return produced, finished
+
+
+class EndsEarly(REFERENCE.Engine):  # type: ignore[name-defined,misc]
+    def step(self):  # type: ignore[no-untyped-def]
+        produced, finished = super().step()
+        return produced, sorted(set(finished) | set(produced))
+
+
+def test_the_reference_runs_every_public_trace_without_a_fault() -> None:
+    for name, args in PUBLIC.items():
+        got = CASES.run(SimpleNamespace(Engine=REFERENCE.Engine), args)
+        assert (got["faults"], got["latency"]) == ([], "within the bound"), name
+
+
+def test_a_reported_token_the_runner_did_not_compute_is_a_fault() -> None:
+    got = CASES.run(SimpleNamespace(Engine=Liar), PUBLIC["one-request"])
+    (fault,) = got["faults"]
+    assert fault.startswith("step 1: request 0's token 1 (")
+    assert (
+        "is not what the runner computed at that position from this request's own prompt and "
+        "tokens / 第 1 步：请求 0 的第 1 个 token"
+    ) in fault
+
+
+def test_a_request_reported_finished_before_its_last_token_is_a_fault() -> None:
+    got = CASES.run(SimpleNamespace(Engine=EndsEarly), PUBLIC["one-request"])
+    (fault,) = got["faults"]
+    assert fault.startswith("step 0: request 0 is reported finished with 1 tokens / 第 0 步：")
+
+
+def test_an_engine_that_never_finishes_is_stopped_with_a_fault() -> None:
+    class Idle:
+        def __init__(self, runner: PoolRunner) -> None:
+            pass
+
+        def add_request(self, *args: object) -> None:
+            pass
+
+        def step(self) -> tuple[dict, list]:
+            return {}, []
+
+    got = CASES.run(SimpleNamespace(Engine=Idle), PUBLIC["one-request"])
+    assert len(got["faults"]) == 1 and "requests [0] have not finished" in got["faults"][0]
+
+
+# ---------------------------------------------------------------- the traces
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_the_reference_equals_every_request_decoded_alone(name: str) -> None:
+    args = PUBLIC[name]
+    got = CASES.run(SimpleNamespace(Engine=REFERENCE.Engine), args)
+    assert got["tokens"] == alone(args)
+
+
+def test_a_hidden_trace_of_every_kind_is_decoded_as_each_request_alone() -> None:
+    for case in CASES.generated_cases(random.Random(987654321)):
+        got = CASES.run(SimpleNamespace(Engine=REFERENCE.Engine), case["args"])
+        assert got["faults"] == [] and got["tokens"] == alone(case["args"]), case["name"]
+
+
+def replayed(name: str) -> PoolRunner:
+    """The reference's runner after replaying the public trace `name`."""
+    args = PUBLIC[name]
+    pool = PoolRunner(
+        zoo.model(args["model"]),
+        args["num_blocks"],
+        args["block_size"],
+        args["max_tokens_per_step"],
+    )
+    CASES.replay(REFERENCE.Engine(pool), pool, args)
+    return pool
+
+
+def test_the_public_traces_need_what_their_names_say() -> None:
+    prompts = {n: [len(r["prompt"]) for r in a["requests"]] for n, a in PUBLIC.items()}
+    budget = PUBLIC["long-prompts-need-chunks"]["max_tokens_per_step"]
+    assert all(p > budget for p in prompts["long-prompts-need-chunks"][:1])
+    records = [r for step in replayed("burst-forces-preemption").steps for r in step]
+    starts: dict[int, list[int]] = {}
+    for record in records:
+        starts.setdefault(record.request, []).append(record.start)
+    assert any(s.count(0) > 1 for s in starts.values()), "no request was preempted"
+    shared = replayed("shared-prefix").steps
+    firsts: dict[int, int] = {}
+    for step in shared:
+        for record in step:
+            firsts.setdefault(record.request, record.start)
+    assert sum(start > 0 for start in firsts.values()) >= 3, "later requests share no prefix"
