@@ -420,6 +420,26 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home_start": {"en": "Start here:", "zh": "从这里开始："},
     "home_sections": {"en": "The chapter, section by section", "zh": "本章各节"},
     "home_practise": {"en": "Practise:", "zh": "练习："},
+    "home_capstone": {
+        "en": "The chapter's last step puts it all together in an engine of your own:",
+        "zh": "本章的最后一步，把这些合成一个你自己的推理引擎：",
+    },
+    "capstone_stage_1": {
+        "en": "static batching: admit requests, run every admitted one each step",
+        "zh": "静态批处理：接纳请求，每步运行所有已接纳的请求",
+    },
+    "capstone_stage_2": {
+        "en": "continuous batching: finished requests leave and waiting ones join at every step",
+        "zh": "连续批处理：每一步都让结束的请求离开、等待的请求加入",
+    },
+    "capstone_stage_3": {
+        "en": "paging under pressure: blocks as requests grow, preemption when they run out",
+        "zh": "显存紧张时的分页：请求增长时才分配块，块用完就抢占",
+    },
+    "capstone_stage_4": {
+        "en": "prefix sharing: full prompt blocks computed once and reused",
+        "zh": "前缀共享：提示词的完整块只算一次并复用",
+    },
     "col_difficulty": {"en": "Difficulty", "zh": "难度"},
     "difficulty_easy": {"en": "easy", "zh": "简单"},
     "difficulty_medium": {"en": "medium", "zh": "中等"},

@@ -10,7 +10,7 @@ token, in steps, stayed within the case's bound.
 
 Expected tokens are each prompt's greedy continuation decoded alone: every request of every
 trace is drawn so that, decoded alone, its top two logits differ by at least MIN_GAP at
-every step, so batching, chunking and sharing (which change only the rounding) cannot flip
+every step (MIN_GAP_WIDE on the timed traces' wider checkpoint), so batching, chunking and sharing (which change only the rounding) cannot flip
 a token. The bound is twice the reference engine's 99th-percentile time to first token on
 the same trace, plus two steps.
 """
@@ -27,10 +27,21 @@ from mini_llm import zoo
 from mini_llm.pool_runner import PoolRunner
 
 MIN_GAP = 2e-3  # logits: as batched-decode, whose rows also compute in other orders
+# On the wider checkpoint of the timed traces: decode-throughput's margin there, 15x what
+# batching changed its logits by (docs/BENCHMARKS.md).
+MIN_GAP_WIDE = 2e-4
 ATTEMPTS = 50  # rounds of drawing a request's tokens again before giving up
 BOUND_FACTOR, BOUND_SLACK = 2, 2  # the time-to-first-token bound: 2 x the reference's + 2
 MODEL = "qwen3-gqa"
 REAL = "smollm2-135m"
+# The scored run: a warm-up, then REPETITIONS timed traces of the same shape on the wider
+# checkpoint, where a step's forward passes (not the driver's bookkeeping) take the time.
+TIMED_MODEL = "qwen3-gqa-wide"
+TIMED_WEIGHTS = 24_125_440  # parameters of qwen3-gqa-wide (mini_llm.zoo)
+REPETITIONS = 5
+TIMED_NEW_TOKENS = 12
+TIMED_LENGTHS = tuple(range(4, 12))  # one request each: short prompts, decode-bound steps
+TIMED_PREFIX = 8  # tokens of the system prompt half of the requests share
 
 
 # ---------------------------------------------------------------- the driver
@@ -175,7 +186,17 @@ def public_cases():
 
 def generated_cases(rng):
     plan = ["staggered", "long_prompts", "shared_prefix", "burst", "long_among_short"]
-    return [_build(f"trace-{i}-{builder}", builder, rng) for i, builder in enumerate(plan)]
+    cases = [_build(f"trace-{i}-{builder}", builder, rng) for i, builder in enumerate(plan)]
+    cases.append(_build("warm-up", "timed", rng) | {"warm_up": True})
+    for i in range(REPETITIONS):
+        case = _build(f"timed-{i}", "timed", rng)
+        # Every request gets TIMED_NEW_TOKENS tokens, and every step that gives one needs a
+        # forward pass that reads every weight: at least TIMED_NEW_TOKENS passes.
+        work = len(TIMED_LENGTHS) * TIMED_NEW_TOKENS
+        cases.append(
+            case | {"timed": {"work": work, "min_bytes": TIMED_NEW_TOKENS * TIMED_WEIGHTS}}
+        )
+    return cases
 
 
 def _build(name, builder, rng):
@@ -263,6 +284,22 @@ def _real(rng):
     return _pool(REAL, 4, 12, 16, requests)
 
 
+def _timed(rng):
+    # Eight requests, two arriving per step; the four shortest prompts follow a shared system
+    # prompt. The same lengths and token counts every time, in a fresh order with fresh
+    # tokens: the same work per repetition.
+    prefix = _tokens(rng, TIMED_PREFIX, vocab=2048)
+    lengths = list(TIMED_LENGTHS)
+    rng.shuffle(lengths)
+    shared = sorted(TIMED_LENGTHS)[: len(TIMED_LENGTHS) // 2]
+    requests = []
+    for i, n in enumerate(lengths):
+        own = _tokens(rng, n, vocab=2048)
+        prompt = prefix + own if n in shared else own
+        requests.append(_request(i // 2, prompt, TIMED_NEW_TOKENS))
+    return _pool(TIMED_MODEL, 4, 160, 64, requests)
+
+
 BUILDERS = {
     "single": _single,
     "staggered": _staggered,
@@ -271,6 +308,7 @@ BUILDERS = {
     "burst": _burst,
     "long_among_short": _long_among_short,
     "real": _real,
+    "timed": _timed,
 }
 
 
@@ -282,7 +320,8 @@ def _clear(rng, transformer, requests):
     pending = list(range(len(requests)))
     for _ in range(ATTEMPTS):
         gaps = _gaps(transformer, [requests[i] for i in pending])
-        pending = [i for i, gap in zip(pending, gaps, strict=True) if gap < MIN_GAP]
+        least = MIN_GAP_WIDE if transformer is zoo.model(TIMED_MODEL) else MIN_GAP
+        pending = [i for i, gap in zip(pending, gaps, strict=True) if gap < least]
         if not pending:
             return requests
         for i in pending:
@@ -292,18 +331,37 @@ def _clear(rng, transformer, requests):
 
 @torch.inference_mode()
 def _gaps(transformer, requests):
-    """Each request's smallest top-two logit gap over its greedy run decoded alone. Only the
-    trusted side builds cases; the decoding loop is what the submission's process lacks."""
+    """Each request's smallest top-two logit gap over its greedy run decoded alone.
+
+    mini_llm.generate decodes the runs as one batch; one forward pass over prompt + run of
+    each request alone, with no cache, then gives that request's logits of every step (a
+    batch and a full recomputation agree up to rounding, which MIN_GAP covers). Only the
+    trusted side builds cases: the decoding loop is what the submission's process lacks."""
     from mini_llm.generation import generate
 
+    prompts = [r["prompt"] for r in requests]
+    longest = max(r["max_new_tokens"] for r in requests)
+    runs = generate(transformer, prompts, longest, stop_tokens=())
     gaps = []
-    for r in requests:
-        prompt = r["prompt"]
-        (run_,) = generate(transformer, [prompt], r["max_new_tokens"], stop_tokens=())
+    for r, run_ in zip(requests, runs, strict=True):
+        prompt, run_ = r["prompt"], run_[: r["max_new_tokens"]]
         steps = transformer(torch.tensor([prompt + run_]))[0, len(prompt) - 1 : -1]
         top = steps.topk(2, dim=-1).values
         gaps.append(float((top[:, 0] - top[:, 1]).min()))
     return gaps
+
+
+class _Schedule:
+    """The runner's interface without the model: every chunk's "next token" is 0. The
+    reference's schedule depends on the lengths and the prompts' tokens only, so replaying
+    it here gives its times to first token without computing a single layer."""
+
+    def __init__(self, args):
+        self.num_blocks, self.block_size = args["num_blocks"], args["block_size"]
+        self.max_tokens_per_step = args["max_tokens_per_step"]
+
+    def forward(self, chunks):
+        return [0] * len(chunks)
 
 
 def _bound(args):
@@ -313,19 +371,15 @@ def _bound(args):
     spec = importlib.util.spec_from_file_location("serve_engine_reference", path)
     reference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reference)
-    model = zoo.model(args["model"])
-    runner = PoolRunner(model, args["num_blocks"], args["block_size"], args["max_tokens_per_step"])
     requests = args["requests"]
-    engine = reference.Engine(runner)
+    engine = reference.Engine(_Schedule(args))
     first = [None] * len(requests)
     step = 0
     while None in first:
         for rid, r in enumerate(requests):
             if r["arrival"] == step:
                 engine.add_request(rid, list(r["prompt"]), r["max_new_tokens"])
-        runner.begin_step()
         produced, _finished = engine.step()
-        runner.end_step()
         for rid in produced:
             if first[rid] is None:
                 first[rid] = step

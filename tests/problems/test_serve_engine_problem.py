@@ -228,3 +228,41 @@ def test_the_public_traces_need_what_their_names_say() -> None:
         for record in step:
             firsts.setdefault(record.request, record.start)
     assert sum(start > 0 for start in firsts.values()) >= 3, "later requests share no prefix"
+
+
+def test_every_timed_trace_is_the_same_work_and_declares_it() -> None:
+    timed = [c for c in CASES.generated_cases(random.Random(5)) if "timed" in c]
+    assert len(timed) == CASES.REPETITIONS
+    weights = sum(p.numel() for p in zoo.model(CASES.TIMED_MODEL).parameters())
+    lm_head = zoo.model(CASES.TIMED_MODEL).lm_head.weight.numel()  # tied: a second copy
+    assert CASES.TIMED_WEIGHTS in (weights, weights - lm_head)
+    shapes = set()
+    for case in timed:
+        requests = case["args"]["requests"]
+        tokens = sum(r["max_new_tokens"] for r in requests)
+        assert case["timed"] == {
+            "work": tokens,
+            "min_bytes": CASES.TIMED_NEW_TOKENS * CASES.TIMED_WEIGHTS,
+        }
+        shapes.add(tuple(sorted(len(r["prompt"]) for r in requests)))
+    assert len(shapes) == 1
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_the_bound_is_the_reference_engines_own_time_to_first_token(name: str) -> None:
+    """The parent replays the reference's schedule without the model: the same steps as the
+    real replay gives, which this checks by replaying it for real."""
+    args = PUBLIC[name]
+    pool = replayed(name)
+    first: dict[int, int] = {}
+    for step, records in enumerate(pool.steps):
+        for record in records:
+            request = args["requests"][record.request]
+            if (
+                record.start + record.length == len(request["prompt"])
+                and record.request not in first
+            ):
+                first[record.request] = step
+    waits = sorted(first[i] - r["arrival"] + 1 for i, r in enumerate(args["requests"]))
+    p99 = waits[max(0, -(-99 * len(waits) // 100) - 1)]
+    assert args["ttft_bound"] == CASES.BOUND_FACTOR * p99 + CASES.BOUND_SLACK

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import make_user, state
+from web_helpers import make_config, make_user, state
 
+from web import create_app
 from web.boards.leaderboard import ProblemStats, problem_stats
 from web.content import handbook
 from web.store.db import transaction
@@ -115,3 +117,28 @@ def test_every_real_problem_names_a_section_the_chapter_has() -> None:
         p.slug: p.section for p in ProblemSet(root).all() if handbook.section_of(p.section) is None
     }
     assert unknown == {}
+
+
+def test_the_real_capstone_is_the_chapters_last_step_with_its_four_stages(
+    tmp_path: Path, db_template: Path
+) -> None:
+    """Issue 25: the landing page names serve-engine (tagged `capstone`) after the sections,
+    with its stages, in both languages; the list also has it last."""
+    root = Path(__file__).resolve().parents[2] / "problems"
+    app = create_app(make_config(tmp_path, db_template, root, start_workers=False))
+    try:
+        client = app.test_client()
+        for lang, lead, stage in (
+            ("en", "The chapter&#39;s last step puts it all together", "prefix sharing: full prompt"),
+            ("zh", "本章的最后一步，把这些合成一个你自己的推理引擎", "前缀共享：提示词的完整块"),
+        ):
+            client.get(f"/lang/{lang}")
+            html = client.get("/").get_data(as_text=True)
+            capstone = html.index('id="capstone"')
+            assert lead in html[capstone:] and stage in html[capstone:]
+            assert '<a href="/problems/serve-engine">' in html[capstone:]
+            assert html.index('class="chapter-sections"') < capstone < html.index('id="problems"')
+            slugs = re.findall(r'<tr data-slug="([^"]+)"', html)
+            assert slugs[-1] == "serve-engine"
+    finally:
+        state(app).close()
