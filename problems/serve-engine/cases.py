@@ -10,9 +10,9 @@ token, in steps, stayed within the case's bound.
 
 Expected tokens are each prompt's greedy continuation decoded alone: every request of every
 trace is drawn so that, decoded alone, its top two logits differ by at least MIN_GAP at
-every step (MIN_GAP_WIDE on the timed traces' wider checkpoint), so batching, chunking and sharing (which change only the rounding) cannot flip
-a token. The bound is twice the reference engine's 99th-percentile time to first token on
-the same trace, plus two steps.
+every step (MIN_GAP_WIDE on the timed traces' wider checkpoint), so batching, chunking
+and sharing (which change only the rounding) cannot flip a token. The bound is twice the
+reference engine's 99th-percentile time to first token on the same trace, plus two steps.
 """
 
 import importlib.util

@@ -129,7 +129,11 @@ def test_the_real_capstone_is_the_chapters_last_step_with_its_four_stages(
     try:
         client = app.test_client()
         for lang, lead, stage in (
-            ("en", "The chapter&#39;s last step puts it all together", "prefix sharing: full prompt"),
+            (
+                "en",
+                "The chapter&#39;s last step puts it all together",
+                "prefix sharing: full prompt",
+            ),
             ("zh", "本章的最后一步，把这些合成一个你自己的推理引擎", "前缀共享：提示词的完整块"),
         ):
             client.get(f"/lang/{lang}")
