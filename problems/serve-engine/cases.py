@@ -65,7 +65,9 @@ def replay(engine, runner, args):
     for rid, request in enumerate(requests):
         arrivals.setdefault(request["arrival"], []).append(rid)
     # Enough for any engine that makes progress: one token of one request per step.
-    limit = max(arrivals) + sum(len(r["prompt"]) + r["max_new_tokens"] for r in requests) + 8
+    limit = (
+        max(arrivals, default=0) + sum(len(r["prompt"]) + r["max_new_tokens"] for r in requests) + 8
+    )
     step = 0
     while len(finished) < len(requests) and not faults:
         if step > limit:
