@@ -188,6 +188,10 @@ class PoolRunner:
                 f"{where}: positions 0..{end - 1} need {need} blocks of {self.block_size}, "
                 f"the table names {len(table)}"
             )
+        used = table[:need]
+        if len(set(used)) != len(used):
+            twice = next(b for b in used if used.count(b) > 1)
+            raise PoolError(f"{where}: the block table names block {twice} twice")
         return Chunk(int(request), tuple(int(t) for t in tokens), int(start), tuple(table))
 
     def _slot(self, chunk: Chunk, position: int) -> int:
@@ -224,12 +228,12 @@ class PoolRunner:
                     )
                 writes[slot] = i
         prefixes, updates = [], []
-        for i, chunk in enumerate(chunks):
+        for chunk in chunks:
             current = 0
             for position in range(chunk.start):
                 slot = self._slot(chunk, position)
                 held = self._holds[slot]
-                if writes.get(slot, i) != i or held is None or self._parent[held] != current:
+                if slot in writes or held is None or self._parent[held] != current:
                     block = chunk.table[position // self.block_size]
                     self._fault(
                         f"request {chunk.request} reads position {position} from block {block}, "

@@ -120,8 +120,14 @@ def _take(result, step, requests, outputs, first, finished, runner):
             "step() 必须返回一个 token 字典和一个已结束 id 的列表",
         )
     for rid, token in produced.items():
-        if not isinstance(rid, int) or not 0 <= rid < len(requests):
-            return fault(f"no request has id {rid!r:.40}", f"没有 id 为 {rid!r:.40} 的请求")
+        if type(rid) is not int or type(token) is not int:
+            kinds = f"{type(rid).__name__} and {type(token).__name__}"
+            return fault(
+                f"ids and tokens must be Python ints, got {kinds}",
+                f"id 和 token 必须是 Python int，实际是 {kinds}",
+            )
+        if not 0 <= rid < len(requests):
+            return fault(f"no request has id {rid}", f"没有 id 为 {rid} 的请求")
         r = requests[rid]
         if step < r["arrival"] or rid in finished:
             return fault(
@@ -135,7 +141,7 @@ def _take(result, step, requests, outputs, first, finished, runner):
             )
         sequence = list(r["prompt"]) + outputs[rid]
         made = runner.emitted(rid, len(sequence))
-        if not isinstance(token, int) or made != (token, runner.prefix_id(sequence)):
+        if made != (token, runner.prefix_id(sequence)):
             k = len(outputs[rid])
             return fault(
                 f"request {rid}'s token {k} ({token!r:.20}) is not what the runner computed at "
@@ -147,7 +153,7 @@ def _take(result, step, requests, outputs, first, finished, runner):
         if first[rid] is None:
             first[rid] = step
     for rid in done:
-        if not isinstance(rid, int) or not 0 <= rid < len(requests) or rid in finished:
+        if type(rid) is not int or not 0 <= rid < len(requests) or rid in finished:
             return fault(
                 f"finished names {rid!r:.40}, which is no running request",
                 f"finished 里的 {rid!r:.40} 不是正在运行的请求",
@@ -203,6 +209,8 @@ def generated_cases(rng):
 
 def _build(name, builder, rng):
     args = BUILDERS[builder](rng)
+    # Ids are indexes into this list: in arrival order, as the statement says.
+    args["requests"].sort(key=lambda r: r["arrival"])
     args["requests"] = _clear(rng, zoo.model(args["model"]), args["requests"])
     args["ttft_bound"] = _bound(args)
     return {"name": name, "args": args}

@@ -84,6 +84,13 @@ def test_more_tokens_in_a_step_than_its_budget_is_refused() -> None:
         pool.forward([(1, [1, 2, 3], 0, [2])])
 
 
+def test_a_table_that_names_a_block_twice_is_refused() -> None:
+    """A block freed twice and handed out twice: the chunk would overwrite, then read, its
+    own earlier positions (a review found such a chunk passing when its token survived)."""
+    with pytest.raises(PoolError, match="the block table names block 1 twice"):
+        in_step(runner(), [(0, PROMPT, 0, [1, 1])])
+
+
 def test_forward_outside_a_step_is_refused() -> None:
     with pytest.raises(PoolError, match="from inside the engine's step"):
         runner().forward([(0, PROMPT, 0, [0, 1])])
@@ -167,6 +174,25 @@ def test_a_request_reported_finished_before_its_last_token_is_a_fault() -> None:
     got = CASES.run(SimpleNamespace(Engine=EndsEarly), PUBLIC["one-request"])
     (fault,) = got["faults"]
     assert fault.startswith("step 0: request 0 is reported finished with 1 tokens / 第 0 步：")
+
+
+@pytest.mark.parametrize("odd", [True, 1.0, "7"], ids=["bool", "float", "str"])
+def test_a_token_that_is_no_python_int_is_a_fault_that_says_so(odd: object) -> None:
+    class Odd(REFERENCE.Engine):  # type: ignore[name-defined,misc]
+        def step(self):  # type: ignore[no-untyped-def]
+            produced, finished = super().step()
+            return {rid: odd for rid in produced}, finished
+
+    got = CASES.run(SimpleNamespace(Engine=Odd), PUBLIC["one-request"])
+    (fault,) = got["faults"]
+    assert "ids and tokens must be Python ints" in fault and "必须是 Python int" in fault
+
+
+def test_every_trace_numbers_its_requests_in_arrival_order() -> None:
+    traces = list(PUBLIC.values()) + [c["args"] for c in CASES.generated_cases(random.Random(2))]
+    for args in traces:
+        arrivals = [r["arrival"] for r in args["requests"]]
+        assert arrivals == sorted(arrivals)
 
 
 def test_an_engine_that_never_finishes_is_stopped_with_a_fault() -> None:

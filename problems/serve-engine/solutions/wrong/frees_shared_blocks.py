@@ -1,7 +1,8 @@
-# expect: WA at case shared-prefix
+# expect: RE at case shared-prefix
 # differs: 3 lines
-# Frees every block of a finished request, shared ones too: another request still reads them
-# when they are handed out again and overwritten.
+# Frees every block of a finished request, shared ones too: the free list then holds a block
+# twice, and the runner refuses a table that is handed the same block twice (had it been
+# handed to another request instead, the shadow would see a block overwritten while read).
 """Reference engine: continuous batching over the paged pool, chunked prefill, sharing of
 full prompt blocks between requests, and preemption by recompute."""
 
