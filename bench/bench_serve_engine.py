@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge.problem.cases import load_module
 from judge.problem.problemset import ProblemSet
+from mini_llm import serving_trace
 
 PROBLEM = ProblemSet().get("serve-engine")
 ENGINES = {
@@ -47,7 +48,7 @@ def replay(cases: ModuleType, engine: ModuleType, args: dict) -> dict[str, float
     model = zoo.model(args["model"])
     runner = PoolRunner(model, args["num_blocks"], args["block_size"], args["max_tokens_per_step"])
     start = time.perf_counter()
-    got = cases.replay(engine.Engine(runner), runner, args)
+    got = serving_trace.replay(engine.Engine(runner), runner, args)
     seconds = time.perf_counter() - start
     tokens = sum(len(t) for t in got["tokens"])
     first: dict[int, int] = {}

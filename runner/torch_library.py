@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
     import mini_llm.paged_cache
     import mini_llm.pool_runner
     import mini_llm.sampling
+    import mini_llm.serving_trace
     import mini_llm.zoo  # noqa: F401
 
 # What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
@@ -34,5 +35,6 @@ JOB_LIBRARY = (
     "mini_llm.paged_cache",
     "mini_llm.pool_runner",
     "mini_llm.sampling",
+    "mini_llm.serving_trace",
     "mini_llm.generation",
 )

@@ -106,7 +106,9 @@ def prepare(bundle: dict[str, object]) -> PreparedBundle | PreparedQuiz:
 
 
 def _prepared_case(item: dict[str, Any]) -> PreparedCase:
-    case = Case(str(item["name"]), item["args"], CheckSpec(**item["check"]), public=True)
+    check = dict(item["check"])
+    check["unchecked"] = tuple(check.get("unchecked", ()))  # a list in JSON
+    case = Case(str(item["name"]), item["args"], CheckSpec(**check), public=True)
     return PreparedCase(case, item["expected"], _json_text(item["expected"]) or "")
 
 

@@ -48,12 +48,15 @@ class CheckSpec:
     elements pass iff |got - expected| <= abs_tol + rel_tol * |expected| (torch.allclose).
     rel_tol and abs_tol are a CPU job's; `cuda` is a CUDA job's where the problem states
     one (its references are computed on the CPU, so a GPU's other order of summation is
-    part of the difference), else the CPU's serve both."""
+    part of the difference), else the CPU's serve both. `unchecked` names keys of a dict
+    observation that are carried to the report (a picture's data, such as a serving
+    engine's timeline) but never compared: they may differ between two correct answers."""
 
     kind: str = "value"
     rel_tol: float = 1e-9
     abs_tol: float = 0.0
     cuda: Tolerance | None = None
+    unchecked: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -63,13 +66,23 @@ class CheckSpec:
         }
         if self.cuda is not None:
             data["cuda"] = self.cuda.to_dict()
+        if self.unchecked:
+            data["unchecked"] = list(self.unchecked)
         return data
 
     def on(self, device: str) -> CheckSpec:
         """The spec a job on `device` ("cpu" or "cuda") is checked with: one tolerance."""
         if device != "cuda" or self.cuda is None:
-            return self if self.cuda is None else CheckSpec(self.kind, self.rel_tol, self.abs_tol)
-        return CheckSpec(self.kind, self.cuda.rel_tol, self.cuda.abs_tol)
+            if self.cuda is None:
+                return self
+            return CheckSpec(self.kind, self.rel_tol, self.abs_tol, unchecked=self.unchecked)
+        return CheckSpec(self.kind, self.cuda.rel_tol, self.cuda.abs_tol, unchecked=self.unchecked)
+
+    def compared(self, observation: object) -> object:
+        """The part of an observation the checker compares: a dict without its unchecked keys."""
+        if not self.unchecked or type(observation) is not dict:
+            return observation
+        return {k: v for k, v in observation.items() if k not in self.unchecked}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +164,7 @@ def _kind_name(value: object) -> Message:
 
 def check(got: object, expected: object, spec: CheckSpec) -> Mismatch | None:
     """Compare with the checker named by `spec.kind`."""
+    got, expected = spec.compared(got), spec.compared(expected)
     if spec.kind != "tensor" and _same_json(got, expected):
         return None  # identical data passes every checker; the walk below explains differences
     return _CHECKERS[spec.kind](got, expected, spec)

@@ -451,8 +451,9 @@ def _names(f: Fields) -> tuple[str, ...]:
 
 def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
     """A checker table (problem.toml [checker] or a case's "check"); its rel_tol and abs_tol
-    are a CPU job's, an optional `cuda` table (rel_tol, abs_tol) a CUDA job's."""
-    unknown = set(table) - {"kind", "rel_tol", "abs_tol", "cuda"}
+    are a CPU job's, an optional `cuda` table (rel_tol, abs_tol) a CUDA job's; `unchecked`
+    lists keys of a dict observation that are reported but not compared."""
+    unknown = set(table) - {"kind", "rel_tol", "abs_tol", "cuda", "unchecked"}
     if unknown:
         raise SpecError(file, f"{field}.{sorted(unknown)[0]}", "unknown key")
     kind = table.get("kind", "value")
@@ -474,7 +475,16 @@ def parse_check(table: dict[str, object], file: str, field: str) -> CheckSpec:
             # The GPU's results differ from the CPU reference by at least what the CPU's do.
             raise SpecError(file, f"{field}.cuda", "must not be tighter than the CPU's tolerance")
         cuda = Tolerance(cuda_rel, cuda_abs)
-    return CheckSpec(kind=str(kind), rel_tol=rel, abs_tol=abs_, cuda=cuda)
+    unchecked = table.get("unchecked", [])
+    if (
+        type(unchecked) is not list
+        or not all(type(k) is str and k for k in unchecked)
+        or len(set(unchecked)) != len(unchecked)
+    ):
+        raise SpecError(file, f"{field}.unchecked", "must be a list of distinct key names")
+    return CheckSpec(
+        kind=str(kind), rel_tol=rel, abs_tol=abs_, cuda=cuda, unchecked=tuple(unchecked)
+    )
 
 
 def _tolerances(

@@ -1,180 +1,24 @@
 """Cases for serve-engine: arrival traces replayed against the learner's engine.
 
-A case is a trace: requests (a prompt of token ids and how many tokens to generate) that
-arrive at given steps, a KV pool of `num_blocks` blocks of `block_size` tokens, and a budget
-of tokens per step. The driver (run, below) adds each request at its arrival step, calls the
-engine's step() once per step, and checks after every step that each token it reports came
-out of the runner for that request's own sequence. The observation is every request's tokens,
-the faults seen (none for a correct engine), and whether the 99th-percentile time to first
-token, in steps, stayed within the case's bound.
-
-Expected tokens are each prompt's greedy continuation decoded alone: every request of every
-trace is drawn so that, decoded alone, its top two logits differ by at least MIN_GAP at
-every step (MIN_GAP_WIDE on the timed traces' wider checkpoint), so batching, chunking
-and sharing (which change only the rounding) cannot flip a token. The bound is twice the
-reference engine's 99th-percentile time to first token on the same trace, plus two steps.
+The traces, the driver that replays them and its checks are mini_llm/serving_trace.py's,
+shared with the capstone's stages; this file chooses the traces. Seven public traces, one
+of each kind the engine must serve; five of the same kinds drawn from a fresh secret seed;
+then the scored run: a warm-up and REPETITIONS timed traces of the same work on the wider
+checkpoint, each paced with the reference (judge/run/pacer.py).
 """
 
-import importlib.util
-import math
 import random
-from pathlib import Path
 
-import torch
+from mini_llm.serving_trace import (
+    TIMED_LENGTHS,
+    TIMED_NEW_TOKENS,
+    TIMED_WEIGHTS,
+    build,
+    reference_engine,
+    run,  # noqa: F401 (the judge calls cases.run)
+)
 
-from judge.run.job_device import job_device
-from mini_llm import zoo
-from mini_llm.pool_runner import PoolRunner
-
-MIN_GAP = 2e-3  # logits: as batched-decode, whose rows also compute in other orders
-# On the wider checkpoint of the timed traces: decode-throughput's margin there, 15x what
-# batching changed its logits by (docs/BENCHMARKS.md).
-MIN_GAP_WIDE = 2e-4
-ATTEMPTS = 50  # rounds of drawing a request's tokens again before giving up
-BOUND_FACTOR, BOUND_SLACK = 2, 2  # the time-to-first-token bound: 2 x the reference's + 2
-MODEL = "qwen3-gqa"
-REAL = "smollm2-135m"
-# The scored run: a warm-up, then REPETITIONS timed traces of the same shape on the wider
-# checkpoint, where a step's forward passes (not the driver's bookkeeping) take the time.
-TIMED_MODEL = "qwen3-gqa-wide"
-TIMED_WEIGHTS = 24_125_440  # parameters of qwen3-gqa-wide (mini_llm.zoo)
 REPETITIONS = 5
-TIMED_NEW_TOKENS = 12
-TIMED_LENGTHS = tuple(range(4, 12))  # one request each: short prompts, decode-bound steps
-TIMED_PREFIX = 8  # tokens of the system prompt half of the requests share
-
-
-# ---------------------------------------------------------------- the driver
-
-
-def run(sub, args):
-    """Replay the trace against the submission's engine; return what it produced."""
-    model = zoo.model(args["model"], device=job_device().value)
-    runner = PoolRunner(model, args["num_blocks"], args["block_size"], args["max_tokens_per_step"])
-    engine = sub.Engine(runner)
-    return replay(engine, runner, args)
-
-
-def replay(engine, runner, args):
-    requests = args["requests"]
-    outputs = [[] for _ in requests]
-    first = [None] * len(requests)
-    finished = set()
-    faults = []
-    arrivals = {}
-    for rid, request in enumerate(requests):
-        arrivals.setdefault(request["arrival"], []).append(rid)
-    # Enough for any engine that makes progress: one token of one request per step.
-    limit = (
-        max(arrivals, default=0) + sum(len(r["prompt"]) + r["max_new_tokens"] for r in requests) + 8
-    )
-    step = 0
-    while len(finished) < len(requests) and not faults:
-        if step > limit:
-            waiting = sorted(set(range(len(requests))) - finished)
-            faults.append(
-                f"after {limit} steps requests {waiting[:8]} have not finished / "
-                f"{limit} 步之后请求 {waiting[:8]} 仍未结束"
-            )
-            break
-        for rid in arrivals.get(step, []):
-            r = requests[rid]
-            engine.add_request(rid, list(r["prompt"]), r["max_new_tokens"])
-        runner.begin_step()
-        result = engine.step()
-        runner.end_step()
-        faults.extend(runner.faults)
-        if not faults:
-            faults.extend(_take(result, step, requests, outputs, first, finished, runner))
-        step += 1
-    latency = "within the bound"
-    if not faults:
-        waits = sorted(first[rid] - r["arrival"] + 1 for rid, r in enumerate(requests))
-        p99 = waits[max(0, math.ceil(0.99 * len(waits)) - 1)]
-        if p99 > args["ttft_bound"]:
-            bound = args["ttft_bound"]
-            latency = (
-                f"99th-percentile time to first token {p99} steps, over this trace's bound of "
-                f"{bound} / 首 token 时间的 99 分位数为 {p99} 步，超过本轨迹的上限 {bound} 步"
-            )
-    # Faults first: a checker that shows the first difference then shows the fault itself.
-    return {"faults": faults[:3], "tokens": outputs, "latency": latency}
-
-
-def _take(result, step, requests, outputs, first, finished, runner):
-    """Check one step's (tokens, finished) and record it; the faults found."""
-
-    def fault(en, zh):
-        return [f"step {step}: {en} / 第 {step} 步：{zh}"]
-
-    if not isinstance(result, tuple | list) or len(result) != 2:
-        kind = type(result).__name__
-        return fault(
-            f"step() must return (tokens, finished), got {kind}",
-            f"step() 必须返回 (tokens, finished)，实际返回了 {kind}",
-        )
-    produced, done = result
-    if not isinstance(produced, dict) or not isinstance(done, list | tuple | set):
-        return fault(
-            "step() must return a dict of tokens and a list of finished ids",
-            "step() 必须返回一个 token 字典和一个已结束 id 的列表",
-        )
-    for rid, token in produced.items():
-        if type(rid) is not int or type(token) is not int:
-            kinds = f"{type(rid).__name__} and {type(token).__name__}"
-            return fault(
-                f"ids and tokens must be Python ints, got {kinds}",
-                f"id 和 token 必须是 Python int，实际是 {kinds}",
-            )
-        if not 0 <= rid < len(requests):
-            return fault(f"no request has id {rid}", f"没有 id 为 {rid} 的请求")
-        r = requests[rid]
-        if step < r["arrival"] or rid in finished:
-            return fault(
-                f"request {rid} is not running, yet a token is reported for it",
-                f"请求 {rid} 并不在运行，却报告了它的 token",
-            )
-        if len(outputs[rid]) >= r["max_new_tokens"]:
-            n = r["max_new_tokens"]
-            return fault(
-                f"request {rid} already has its {n} tokens", f"请求 {rid} 已经有了全部 {n} 个 token"
-            )
-        sequence = list(r["prompt"]) + outputs[rid]
-        made = runner.emitted(rid, len(sequence))
-        if made != (token, runner.prefix_id(sequence)):
-            k = len(outputs[rid])
-            return fault(
-                f"request {rid}'s token {k} ({token!r:.20}) is not what the runner computed at "
-                "that position from this request's own prompt and tokens",
-                f"请求 {rid} 的第 {k} 个 token（{token!r:.20}）不是 runner 在该位置用这个请求自己的"
-                "提示词和 token 算出的那个",
-            )
-        outputs[rid].append(token)
-        if first[rid] is None:
-            first[rid] = step
-    for rid in done:
-        if type(rid) is not int or not 0 <= rid < len(requests) or rid in finished:
-            return fault(
-                f"finished names {rid!r:.40}, which is no running request",
-                f"finished 里的 {rid!r:.40} 不是正在运行的请求",
-            )
-        if len(outputs[rid]) != requests[rid]["max_new_tokens"]:
-            k = len(outputs[rid])
-            return fault(
-                f"request {rid} is reported finished with {k} tokens",
-                f"请求 {rid} 只有 {k} 个 token 就被报告为结束",
-            )
-        finished.add(rid)
-    for rid, r in enumerate(requests):
-        if rid not in finished and len(outputs[rid]) == r["max_new_tokens"]:
-            return fault(
-                f"request {rid} has all its tokens but is not reported finished",
-                f"请求 {rid} 已有全部 token，却没有被报告为结束",
-            )
-    return []
-
-
-# ---------------------------------------------------------------- public cases
 
 # (name, builder, seed): each public trace is drawn, near ties excluded, from a fixed seed.
 PUBLIC = [
@@ -189,15 +33,17 @@ PUBLIC = [
 
 
 def public_cases():
-    return [_build(name, builder, random.Random(seed)) for name, builder, seed in PUBLIC]
+    engine = reference_engine(__file__)
+    return [build(name, builder, random.Random(seed), engine) for name, builder, seed in PUBLIC]
 
 
 def generated_cases(rng):
+    engine = reference_engine(__file__)
     plan = ["staggered", "long_prompts", "shared_prefix", "burst", "long_among_short"]
-    cases = [_build(f"trace-{i}-{builder}", builder, rng) for i, builder in enumerate(plan)]
-    cases.append(_build("warm-up", "timed", rng) | {"warm_up": True})
+    cases = [build(f"trace-{i}-{b}", b, rng, engine) for i, b in enumerate(plan)]
+    cases.append(build("warm-up", "timed", rng, engine) | {"warm_up": True})
     for i in range(REPETITIONS):
-        case = _build(f"timed-{i}", "timed", rng)
+        case = build(f"timed-{i}", "timed", rng, engine)
         # Every request gets TIMED_NEW_TOKENS tokens, and every step that gives one needs a
         # forward pass that reads every weight: at least TIMED_NEW_TOKENS passes.
         work = len(TIMED_LENGTHS) * TIMED_NEW_TOKENS
@@ -205,194 +51,3 @@ def generated_cases(rng):
             case | {"timed": {"work": work, "min_bytes": TIMED_NEW_TOKENS * TIMED_WEIGHTS}}
         )
     return cases
-
-
-def _build(name, builder, rng):
-    args = BUILDERS[builder](rng)
-    # Ids are indexes into this list: in arrival order, as the statement says.
-    args["requests"].sort(key=lambda r: r["arrival"])
-    args["requests"] = _clear(rng, zoo.model(args["model"]), args["requests"])
-    args["ttft_bound"] = _bound(args)
-    return {"name": name, "args": args}
-
-
-# ---------------------------------------------------------------- the traces
-
-
-def _request(arrival, prompt, max_new):
-    return {"arrival": arrival, "prompt": prompt, "max_new_tokens": max_new}
-
-
-def _tokens(rng, n, vocab=1024):
-    return [rng.randrange(vocab) for _ in range(n)]
-
-
-def _pool(model, block_size, num_blocks, budget, requests):
-    return {
-        "model": model,
-        "block_size": block_size,
-        "num_blocks": num_blocks,
-        "max_tokens_per_step": budget,
-        "requests": requests,
-    }
-
-
-def _single(rng):
-    return _pool(MODEL, 4, 8, 32, [_request(0, _tokens(rng, rng.randint(5, 12)), 8)])
-
-
-def _staggered(rng):
-    count = rng.randint(5, 7)
-    requests = [
-        _request(rng.randint(0, 6), _tokens(rng, rng.randint(2, 18)), rng.randint(3, 10))
-        for _ in range(count)
-    ]
-    return _pool(MODEL, 4, 64, 48, requests)
-
-
-def _long_prompts(rng):
-    # Prompts longer than a step's budget: only an engine that prefills in chunks can run them.
-    requests = [_request(i, _tokens(rng, rng.randint(20, 44)), rng.randint(3, 6)) for i in range(3)]
-    return _pool(MODEL, 4, 48, 16, requests)
-
-
-def _shared_prefix(rng):
-    # One system prompt, several questions: full blocks of the prefix can be computed once.
-    # The pool is tight, so blocks are freed and handed out again while others are shared.
-    blocks = rng.randint(3, 4)
-    prefix = _tokens(rng, 4 * blocks)
-    requests = [_request(0, prefix + _tokens(rng, rng.randint(1, 3)), 4)]
-    for i in range(7):
-        requests.append(
-            _request(2 + i, prefix + _tokens(rng, rng.randint(1, 6)), rng.randint(3, 9))
-        )
-    return _pool(MODEL, 4, blocks + 8, 32, requests)
-
-
-def _burst(rng):
-    # More requests at once than the pool holds to the end: someone must be preempted.
-    requests = [_request(0, _tokens(rng, rng.randint(4, 10)), rng.randint(8, 14)) for _ in range(6)]
-    need = [-(-(len(r["prompt"]) + r["max_new_tokens"]) // 4) for r in requests]
-    return _pool(MODEL, 4, max(max(need), sum(need) // 2), 64, requests)
-
-
-def _long_among_short(rng):
-    # A long prompt arrives while short ones keep coming and memory is short: whoever is
-    # preempted must get back in before those who came after it, or it waits for them all.
-    requests = [
-        _request(step, _tokens(rng, rng.randint(2, 4)), rng.randint(8, 12)) for step in range(40)
-    ]
-    requests.insert(10, _request(10, _tokens(rng, rng.randint(30, 34)), 4))
-    return _pool(MODEL, 4, 20, 16, requests)
-
-
-def _real(rng):
-    requests = [
-        _request(i, _tokens(rng, rng.randint(3, 8), vocab=49152), rng.randint(2, 4))
-        for i in range(3)
-    ]
-    return _pool(REAL, 4, 12, 16, requests)
-
-
-def _timed(rng):
-    # Eight requests, two arriving per step; the four shortest prompts follow a shared system
-    # prompt. The same lengths and token counts every time, in a fresh order with fresh
-    # tokens: the same work per repetition.
-    prefix = _tokens(rng, TIMED_PREFIX, vocab=2048)
-    lengths = list(TIMED_LENGTHS)
-    rng.shuffle(lengths)
-    shared = sorted(TIMED_LENGTHS)[: len(TIMED_LENGTHS) // 2]
-    requests = []
-    for i, n in enumerate(lengths):
-        own = _tokens(rng, n, vocab=2048)
-        prompt = prefix + own if n in shared else own
-        requests.append(_request(i // 2, prompt, TIMED_NEW_TOKENS))
-    return _pool(TIMED_MODEL, 4, 160, 64, requests)
-
-
-BUILDERS = {
-    "single": _single,
-    "staggered": _staggered,
-    "long_prompts": _long_prompts,
-    "shared_prefix": _shared_prefix,
-    "burst": _burst,
-    "long_among_short": _long_among_short,
-    "real": _real,
-    "timed": _timed,
-}
-
-
-def _clear(rng, transformer, requests):
-    """The requests with every near tie drawn away: a request whose greedy run alone has
-    two top logits closer than MIN_GAP gets a fresh last prompt token (which changes its
-    whole run, and keeps a shared prefix shared), until none has one."""
-    vocab = transformer.cfg.vocab_size
-    pending = list(range(len(requests)))
-    for _ in range(ATTEMPTS):
-        gaps = _gaps(transformer, [requests[i] for i in pending])
-        least = MIN_GAP_WIDE if transformer is zoo.model(TIMED_MODEL) else MIN_GAP
-        pending = [i for i, gap in zip(pending, gaps, strict=True) if gap < least]
-        if not pending:
-            return requests
-        for i in pending:
-            requests[i]["prompt"][-1] = rng.randrange(vocab)
-    raise RuntimeError(f"requests {pending} kept a near tie after {ATTEMPTS} draws")
-
-
-@torch.inference_mode()
-def _gaps(transformer, requests):
-    """Each request's smallest top-two logit gap over its greedy run decoded alone.
-
-    mini_llm.generate decodes the runs as one batch; one forward pass over prompt + run of
-    each request alone, with no cache, then gives that request's logits of every step (a
-    batch and a full recomputation agree up to rounding, which MIN_GAP covers). Only the
-    trusted side builds cases: the decoding loop is what the submission's process lacks."""
-    from mini_llm.generation import generate
-
-    prompts = [r["prompt"] for r in requests]
-    longest = max(r["max_new_tokens"] for r in requests)
-    runs = generate(transformer, prompts, longest, stop_tokens=())
-    gaps = []
-    for r, run_ in zip(requests, runs, strict=True):
-        prompt, run_ = r["prompt"], run_[: r["max_new_tokens"]]
-        steps = transformer(torch.tensor([prompt + run_]))[0, len(prompt) - 1 : -1]
-        top = steps.topk(2, dim=-1).values
-        gaps.append(float((top[:, 0] - top[:, 1]).min()))
-    return gaps
-
-
-class _Schedule:
-    """The runner's interface without the model: every chunk's "next token" is 0. The
-    reference's schedule depends on the lengths and the prompts' tokens only, so replaying
-    it here gives its times to first token without computing a single layer."""
-
-    def __init__(self, args):
-        self.num_blocks, self.block_size = args["num_blocks"], args["block_size"]
-        self.max_tokens_per_step = args["max_tokens_per_step"]
-
-    def forward(self, chunks):
-        return [0] * len(chunks)
-
-
-def _bound(args):
-    """BOUND_FACTOR x the reference engine's 99th-percentile time to first token + slack."""
-    here = Path(__file__)  # this file, or (loaded by some tools) its problem's folder
-    path = (here if here.is_dir() else here.parent) / "reference.py"
-    spec = importlib.util.spec_from_file_location("serve_engine_reference", path)
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
-    requests = args["requests"]
-    engine = reference.Engine(_Schedule(args))
-    first = [None] * len(requests)
-    step = 0
-    while None in first:
-        for rid, r in enumerate(requests):
-            if r["arrival"] == step:
-                engine.add_request(rid, list(r["prompt"]), r["max_new_tokens"])
-        produced, _finished = engine.step()
-        for rid in produced:
-            if first[rid] is None:
-                first[rid] = step
-        step += 1
-    waits = sorted(first[rid] - r["arrival"] + 1 for rid, r in enumerate(requests))
-    return BOUND_FACTOR * waits[max(0, math.ceil(0.99 * len(waits)) - 1)] + BOUND_SLACK

@@ -183,3 +183,32 @@ def test_vectorised_tensor_errors_match_the_pure_python_ones(
     assert [m is None for m in pure] == [True, True] + [False] * 6, pure
     assert "first bad index [2, 7]" in pure[4].reason  # type: ignore[union-attr]
     assert "non-finite value nan at index [0, 0]" in pure[6].reason  # type: ignore[union-attr]
+
+
+def test_unchecked_keys_are_carried_but_never_compared() -> None:
+    spec = CheckSpec("exact", unchecked=("timeline",))
+    assert (
+        check({"tokens": [1], "timeline": "PD"}, {"tokens": [1], "timeline": "PPD"}, spec) is None
+    )
+    missing = check({"tokens": [1]}, {"tokens": [1], "timeline": "PPD"}, spec)
+    assert missing is None  # a report without the picture's data still passes
+    wrong = check({"tokens": [2], "timeline": "PD"}, {"tokens": [1], "timeline": "PD"}, spec)
+    assert wrong is not None and "tokens" in wrong.where
+
+
+def test_unchecked_keys_survive_the_trip_to_a_job_and_the_device_choice() -> None:
+    from judge.problem.spec import parse_check
+
+    spec = parse_check({"kind": "exact", "unchecked": ["timeline"]}, "p.toml", "checker")
+    assert spec.unchecked == ("timeline",)
+    assert parse_check(spec.to_dict(), "p.toml", "checker") == spec
+    assert spec.on("cuda").unchecked == ("timeline",)
+
+
+@pytest.mark.parametrize("bad", ["timeline", [1], [""], ["a", "a"]])
+def test_a_malformed_unchecked_list_is_refused_naming_the_field(bad: object) -> None:
+    from judge.errors import SpecError
+    from judge.problem.spec import parse_check
+
+    with pytest.raises(SpecError, match=r"checker\.unchecked"):
+        parse_check({"kind": "exact", "unchecked": bad}, "p.toml", "checker")

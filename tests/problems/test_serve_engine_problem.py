@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 from judge.problem.cases import load_module  # noqa: E402
 from judge.problem.problemset import ProblemSet  # noqa: E402
+from mini_llm import serving_trace as TRACE  # noqa: E402
 from mini_llm import zoo  # noqa: E402
 from mini_llm.generation import generate  # noqa: E402
 from mini_llm.pool_runner import PoolError, PoolRunner  # noqa: E402
@@ -235,7 +236,7 @@ def replayed(name: str) -> PoolRunner:
         args["block_size"],
         args["max_tokens_per_step"],
     )
-    CASES.replay(REFERENCE.Engine(pool), pool, args)
+    TRACE.replay(REFERENCE.Engine(pool), pool, args)
     return pool
 
 
@@ -259,16 +260,16 @@ def test_the_public_traces_need_what_their_names_say() -> None:
 def test_every_timed_trace_is_the_same_work_and_declares_it() -> None:
     timed = [c for c in CASES.generated_cases(random.Random(5)) if "timed" in c]
     assert len(timed) == CASES.REPETITIONS
-    weights = sum(p.numel() for p in zoo.model(CASES.TIMED_MODEL).parameters())
-    lm_head = zoo.model(CASES.TIMED_MODEL).lm_head.weight.numel()  # tied: a second copy
-    assert CASES.TIMED_WEIGHTS in (weights, weights - lm_head)
+    weights = sum(p.numel() for p in zoo.model(TRACE.TIMED_MODEL).parameters())
+    lm_head = zoo.model(TRACE.TIMED_MODEL).lm_head.weight.numel()  # tied: a second copy
+    assert TRACE.TIMED_WEIGHTS in (weights, weights - lm_head)
     shapes = set()
     for case in timed:
         requests = case["args"]["requests"]
         tokens = sum(r["max_new_tokens"] for r in requests)
         assert case["timed"] == {
             "work": tokens,
-            "min_bytes": CASES.TIMED_NEW_TOKENS * CASES.TIMED_WEIGHTS,
+            "min_bytes": TRACE.TIMED_NEW_TOKENS * TRACE.TIMED_WEIGHTS,
         }
         shapes.add(tuple(sorted(len(r["prompt"]) for r in requests)))
     assert len(shapes) == 1
@@ -291,4 +292,4 @@ def test_the_bound_is_the_reference_engines_own_time_to_first_token(name: str) -
                 first[record.request] = step
     waits = sorted(first[i] - r["arrival"] + 1 for i, r in enumerate(args["requests"]))
     p99 = waits[max(0, -(-99 * len(waits) // 100) - 1)]
-    assert args["ttft_bound"] == CASES.BOUND_FACTOR * p99 + CASES.BOUND_SLACK
+    assert args["ttft_bound"] == TRACE.BOUND_FACTOR * p99 + TRACE.BOUND_SLACK

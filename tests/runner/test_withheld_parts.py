@@ -175,6 +175,7 @@ def test_a_withheld_part_cannot_be_found_in_the_job_by_any_route(
             "mini_llm.model",
             "mini_llm.pool_runner",
             "mini_llm.sampling",
+            "mini_llm.serving_trace",
             "mini_llm.zoo",
         ],
         "transformers": False,
