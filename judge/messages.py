@@ -621,6 +621,36 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "{phase} 期望 I={want_i}，{want_f} TFLOP/s；实际 {got}",
     },
     "picture.roofline.no_point": {"en": "no point", "zh": "无法画点"},
+    "picture.timeline.legend": {
+        "en": "Timeline, one column per step: P prefill chunk, D decode, R recomputed after a "
+        "preemption, . waiting; the last row is the blocks the step's batch held",
+        "zh": "时间线，每列一步：P 预填充分块，D 解码，R 被抢占后重算，. 等待；"
+        "最后一行是该步批次占用的块数",
+    },
+    "picture.timeline.expected": {
+        "en": "Reference: {steps} steps, {prefill} prefill chunks, {decode} decode steps, "
+        "{recompute} recomputations, at most {peak} blocks",
+        "zh": "参考答案：{steps} 步，{prefill} 次预填充分块，{decode} 次解码，{recompute} 次重算，"
+        "最多占用 {peak} 个块",
+    },
+    "picture.timeline.got": {
+        "en": "Yours: {steps} steps, {prefill} prefill chunks, {decode} decode steps, "
+        "{recompute} recomputations, at most {peak} blocks",
+        "zh": "你的引擎：{steps} 步，{prefill} 次预填充分块，{decode} 次解码，{recompute} 次重算，"
+        "最多占用 {peak} 个块",
+    },
+    "picture.timeline.none": {
+        "en": "Yours: no timeline to draw",
+        "zh": "你的引擎：没有可画的时间线",
+    },
+    "picture.timeline.more": {
+        "en": "({steps} more steps in the page's picture)",
+        "zh": "（另有 {steps} 步，见网页上的图）",
+    },
+    "picture.timeline.cut": {
+        "en": "(the run went on; the timeline keeps its first {steps} steps)",
+        "zh": "（运行仍在继续；时间线只保留前 {steps} 步）",
+    },
     "picture.pool.head": {
         "en": 'block pool after step {step} ({op}); "!" marks a block that differs:',
         "zh": "第 {step} 步（{op}）之后的块池；“!” 标出不同的块：",

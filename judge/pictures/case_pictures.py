@@ -1,6 +1,6 @@
 """A picture of a failing public case, as plain data the page draws (and `judge run`
 summarises): the block pool of a paging trace, the roofline with the learner's points, the
-GPU memory split into weights and KV.
+GPU memory split into weights and KV, a serving engine's timeline beside the reference's.
 
 Each kind is recognised by the shape of the case's arguments and observations, never by
 the problem's name, so a new problem with the same shape gets the picture too. What the
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from judge.messages import say
-from judge.pictures import bar_art, pool_art
+from judge.pictures import bar_art, pool_art, timeline_art
 
 GB = 10**9  # kv-capacity's statement counts GB as 10**9 bytes
 ROOFLINE_PHASES = ("prefill", "decode")
@@ -29,6 +29,8 @@ def picture(args: object, expected: object, got: object, step: int | None) -> ob
         return shown.to_dict() if shown is not None else None
     if type(args) is not dict:
         return None
+    if type(expected) is dict and "timeline" in expected:
+        return timeline_art.picture(args, expected, got)
     if "peak_tflops" in args and "bandwidth_tb_s" in args:
         return roofline(args, expected, got)
     if args.get("call") in ("max_requests", "decode_step"):
@@ -142,6 +144,8 @@ def summary_lines(shown: object, lang: str) -> list[str]:
             return _roofline_lines(shown, lang)
         if shown.get("kind") == "bars":
             return bar_art.art_lines(shown, lang)
+        if shown.get("kind") == "timeline":
+            return timeline_art.art_lines(shown, lang)
     except (ValueError, KeyError, TypeError, IndexError):
         return []  # a report from elsewhere with a picture this version cannot read
     return []

@@ -22,6 +22,11 @@ from mini_llm.pool_runner import PoolError, PoolRunner  # noqa: E402
 PROBLEM = ProblemSet().get("serve-engine")
 CASES = load_module(PROBLEM.cases_source(), "cases", str(PROBLEM.path / "cases.py"))
 REFERENCE = load_module(PROBLEM.reference_source(), "reference", str(PROBLEM.path))
+ONE_FORWARD = load_module(
+    (PROBLEM.path / "solutions" / "accepted" / "one_forward_per_chunk.py").read_text(),
+    "one_forward_per_chunk",
+    str(PROBLEM.path),
+)
 PUBLIC = {case["name"]: case["args"] for case in CASES.public_cases()}
 PROMPT = [5, 6, 7, 8, 9, 10, 11, 12]  # two full blocks of 4
 
@@ -293,3 +298,27 @@ def test_the_bound_is_the_reference_engines_own_time_to_first_token(name: str) -
     waits = sorted(first[i] - r["arrival"] + 1 for i, r in enumerate(args["requests"]))
     p99 = waits[max(0, -(-99 * len(waits) // 100) - 1)]
     assert args["ttft_bound"] == TRACE.BOUND_FACTOR * p99 + TRACE.BOUND_SLACK
+
+
+def test_the_timeline_shows_chunks_decodes_waits_and_recomputation_step_by_step() -> None:
+    """The picture's data (issue 25): one letter per request and step, from the runner's
+    records; the blocks held never exceed the pool."""
+    chunked = CASES.run(
+        SimpleNamespace(Engine=REFERENCE.Engine), PUBLIC["long-prompts-need-chunks"]
+    )
+    line = chunked["timeline"]
+    assert line["pool"] == PUBLIC["long-prompts-need-chunks"]["num_blocks"]
+    assert {len(row) for row in line["rows"]} == {len(line["blocks"])} == {line["steps"]}
+    first = line["rows"][0]
+    assert first.startswith("PP"), "a prompt over the budget takes several prefill chunks"
+    assert first.rstrip().endswith("D") and set(first.strip()) <= {"P", "D", "."}
+    assert "." in "".join(line["rows"]), "a request that arrived and did not run waits"
+    burst = CASES.run(SimpleNamespace(Engine=REFERENCE.Engine), PUBLIC["burst-forces-preemption"])
+    assert "R" in "".join(burst["timeline"]["rows"]), "a preempted request is recomputed"
+    assert max(burst["timeline"]["blocks"]) <= burst["timeline"]["pool"]
+    # Two correct engines schedule differently; the checker compares all but the timeline.
+    other = CASES.run(SimpleNamespace(Engine=ONE_FORWARD.Engine), PUBLIC["burst-forces-preemption"])
+    assert {k: v for k, v in other.items() if k != "timeline"} == {
+        k: v for k, v in burst.items() if k != "timeline"
+    }
+    assert PROBLEM.checker.unchecked == ("timeline",)

@@ -1,6 +1,7 @@
 """Run on a torch-tier problem in real Chromium: the page posts the code to the server,
 which judges the public cases in the real sandbox (the runner's warm workers, as `judge
-serve` does by default), and the results render case by case as a browser Run's do."""
+serve` does by default), and the results render case by case as a browser Run's do; a
+serving engine's failing case draws its run's timeline beside the reference's."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from devtools.threaded_server import serve_in_thread, url
 
 from .conftest import JUDGE_SEED, PROBLEMS
-from .pages import ROOT, RUN, reference_source, register, replace_code, shoot
+from .pages import ARTIFACTS, ROOT, RUN, reference_source, register, replace_code, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
 SLUG = "attention-decode"
@@ -53,8 +54,8 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 @contextmanager
-def torch_problem_page(browser: Any, server: str, prefix: str) -> Iterator[Any]:
-    """A new learner on SLUG's page, in a context of its own; no uncaught page errors."""
+def torch_problem_page(browser: Any, server: str, prefix: str, slug: str = SLUG) -> Iterator[Any]:
+    """A new learner on `slug`'s page, in a context of its own; no uncaught page errors."""
     context = browser.new_context(base_url=server, locale="en-US")
     context.set_default_timeout(20_000)
     page = context.new_page()
@@ -62,7 +63,7 @@ def torch_problem_page(browser: Any, server: str, prefix: str) -> Iterator[Any]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         register(page, prefix=prefix)
-        page.goto(f"/problems/{SLUG}")
+        page.goto(f"/problems/{slug}")
         page.wait_for_selector(".workspace .cm-content")
         yield page
     finally:
@@ -111,3 +112,43 @@ def test_try_your_input_on_a_torch_problem_runs_your_code_beside_the_reference_o
         assert page.inner_text("[data-panel=try] .try-reference pre").strip()
         assert "null" not in page.inner_text("[data-panel=try] .try-out")
         assert page.request.get(f"/api/submissions?problem={SLUG}").json()["submissions"] == []
+
+
+def test_a_serving_engine_that_starves_a_request_shows_its_timeline_beside_the_references(
+    browser: Any, sandbox_server: str
+) -> None:
+    """Issue 25: the capstone's picture. The wrong engine sends a preempted request to the
+    back of the queue; its card draws both runs, and the long request's row is where the
+    two differ: preempted and recomputed again and again in the learner's run."""
+    slug, case = "serve-engine", "long-request-among-short-ones"
+    wrong = ROOT / "problems" / slug / "solutions" / "wrong" / "starves_long_request.py"
+    with torch_problem_page(browser, sandbox_server, "timeline", slug=slug) as page:
+        replace_code(page, wrong.read_text(encoding="utf-8"))
+        page.click(RUN)
+        report = page.wait_for_selector(".report[data-verdict]", timeout=RUN_TIMEOUT_MS)
+        assert report.get_attribute("data-verdict") == "WA", report.inner_text()
+        picture = page.locator(f".case[data-case={case}] .timeline-picture")
+        picture.wait_for()
+        expected = picture.locator("figure[data-side=expected]")
+        got = picture.locator("figure[data-side=got]")
+        assert "Reference:" in expected.locator("figcaption").inner_text()
+        assert "Yours:" in got.locator("figcaption").inner_text()
+        # One row per request (41), the long one (id 10) among them.
+        requests = {
+            int(n)
+            for n in got.locator("g.timeline-cell").evaluate_all(
+                "cells => cells.map(c => c.dataset.request)"
+            )
+        }
+        assert requests == set(range(41))
+        long_one = "g.timeline-cell[data-request='10'][data-kind=recompute]"
+        assert got.locator(long_one).count() > expected.locator(long_one).count() > 0
+        # Not colour alone: a recomputed cell says R, and the image describes itself.
+        svg = got.locator("svg[role=img]")
+        assert "timeline of" in (svg.locator("title").text_content() or "")
+        assert "request 10:" in (svg.locator("desc").text_content() or "")
+        assert got.locator(long_one).first.inner_html().count(">R<") == 1
+        assert got.locator("rect.timeline-blocks").count() > 10, "blocks held, step by step"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        picture.scroll_into_view_if_needed()
+        picture.screenshot(path=str(ARTIFACTS / "22-serve-engine-timeline.png"))

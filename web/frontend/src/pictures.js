@@ -4,8 +4,9 @@ import { barPicture } from "./bar_picture.js";
 import { memoryPicture } from "./memory_picture.js";
 import { poolPicture } from "./pool_picture.js";
 import { rooflinePicture } from "./roofline_picture.js";
+import { timelinePicture } from "./timeline_picture.js";
 
-const PICTURES = { pool: poolPicture, roofline: rooflinePicture, memory: memoryPicture, bars: barPicture };
+const PICTURES = { pool: poolPicture, roofline: rooflinePicture, memory: memoryPicture, bars: barPicture, timeline: timelinePicture };
 
 export function casePicture(picture) {
   const draw = picture && PICTURES[picture.kind];

@@ -106,3 +106,20 @@ test("the per-token formula multiplies out to the expected K and V", () => {
   const mla = formulaText({ ...picture, formula: { layers: 2, latent: 4, rope: 2, bytes: 1 } });
   assert.ok(mla.startsWith("2 layers × (4 latent + 2 rope)"));
 });
+
+test("a serving timeline puts one cell per request and step, and the blocks against the pool", async () => {
+  const { timelineLayout, timelineSummary, say: timelineSay } = await import("../src/timeline_picture.js");
+  const side = { rows: ["PDD ", " .RD"], blocks: [2, 3, 4, 1], pool: 8, steps: 4 };
+  const layout = timelineLayout(side, 4);
+  assert.deepEqual(layout.cells.map((c) => [c.id, c.step, c.kind]), [
+    [0, 0, "prefill"], [0, 1, "decode"], [0, 2, "decode"],
+    [1, 1, "waiting"], [1, 2, "recompute"], [1, 3, "decode"],
+  ]);
+  assert.equal(layout.cells.find((c) => c.kind === "recompute").letter, "R");
+  const [, , full] = layout.bars;
+  assert.equal(full.held, 4);
+  assert.equal(full.height, 18, "half the pool is half the bars' height");
+  assert.deepEqual(timelineSummary(side), { steps: 4, prefill: 1, decode: 3, recompute: 1, peak: 4, pool: 8 });
+  assert.equal(timelineSay("expected", {}, "zh"), "参考答案");
+  assert.ok(timelineSay("legend", {}, "en").includes("R recomputed after a preemption"));
+});

@@ -1,0 +1,84 @@
+"""A serving engine's timeline (issue 25): the picture of a failing case carries the
+reference's run and the learner's, refuses to draw a side it cannot read (the learner's
+comes from the job the submission shares), and `judge run` prints both as rows of letters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from judge.pictures.case_pictures import picture, summary_lines
+from judge.pictures.timeline_art import summary
+
+ARGS = {"requests": [{"arrival": 0}, {"arrival": 1}], "num_blocks": 8}
+
+
+def observation(rows: list[str], blocks: list[int], steps: int | None = None) -> dict[str, Any]:
+    line = {"rows": rows, "blocks": blocks, "pool": 8, "steps": steps or len(blocks)}
+    return {"faults": [], "tokens": [[1], [2]], "latency": "within the bound", "timeline": line}
+
+
+WANT = observation(["PDD ", " PDD"], [1, 2, 2, 1])
+
+
+def test_a_failing_serving_case_draws_both_runs() -> None:
+    got = observation(["PDD  ", " ..RD"], [1, 1, 2, 2, 1])
+    shown = picture(ARGS, WANT, got, None)
+    assert shown is not None and shown["kind"] == "timeline" and shown["pool"] == 8
+    assert shown["expected"]["rows"] == ["PDD ", " PDD"]
+    assert shown["got"]["rows"] == ["PDD  ", " ..RD"]
+    assert summary(shown["got"]) == {
+        "steps": 5,
+        "prefill": 1,
+        "decode": 3,
+        "recompute": 1,
+        "peak": 2,
+    }
+
+
+@pytest.mark.parametrize(
+    "timeline",
+    [
+        "PDD",  # not a table
+        {"rows": ["PDD "], "blocks": [1, 2, 2, 1], "pool": 8, "steps": 4},  # a request short
+        {"rows": ["PDD ", " PDX"], "blocks": [1, 2, 2, 1], "pool": 8, "steps": 4},  # a letter
+        {"rows": ["PDD ", " PD"], "blocks": [1, 2, 2, 1], "pool": 8, "steps": 4},  # ragged
+        {"rows": ["PDD ", " PDD"], "blocks": [1, 2, 9, 1], "pool": 8, "steps": 4},  # over pool
+        {"rows": ["PDD ", " PDD"], "blocks": [1, True, 2, 1], "pool": 8, "steps": 4},  # a bool
+        {"rows": ["PDD ", " PDD"], "blocks": [1, 2, 2, 1], "pool": 0, "steps": 4},  # no pool
+        {"rows": ["P" * 300, "D" * 300], "blocks": [1] * 300, "pool": 8, "steps": 300},  # long
+    ],
+)
+def test_a_learners_side_that_cannot_be_read_is_not_drawn_and_raises_nothing(
+    timeline: object,
+) -> None:
+    got = {**WANT, "timeline": timeline}
+    shown = picture(ARGS, WANT, got, None)
+    assert shown is not None and shown["got"] is None
+    assert any("no timeline" in line for line in summary_lines(shown, "en"))
+
+
+def test_without_the_references_timeline_there_is_no_picture() -> None:
+    plain = {k: v for k, v in WANT.items() if k != "timeline"}
+    assert picture(ARGS, plain, WANT, None) is None
+
+
+def test_judge_run_prints_both_runs_as_letters_with_the_blocks_as_a_spark_line() -> None:
+    got = observation(["PDD  ", " ..RD"], [1, 1, 2, 2, 8])
+    lines = summary_lines(picture(ARGS, WANT, got, None), "en")
+    text = "\n".join(lines)
+    assert "P prefill chunk, D decode, R recomputed after a preemption" in text
+    assert "Reference: 4 steps, 2 prefill chunks, 4 decode steps, 0 recomputations" in text
+    assert "Yours: 5 steps" in text and "at most 8 blocks" in text
+    assert "    r1      | ..RD" in lines
+    sparks = [line for line in lines if line.lstrip().startswith("blocks")]
+    assert sparks[-1].endswith("█"), "a step holding the whole pool is a full bar"
+    zh = "\n".join(summary_lines(picture(ARGS, WANT, got, None), "zh"))
+    assert "参考答案：4 步" in zh and "R 被抢占后重算" in zh
+
+
+def test_a_timeline_cut_at_its_limit_says_the_run_went_on() -> None:
+    got = observation(["PDD  ", " ..RD"], [1, 1, 2, 2, 1], steps=900)
+    text = "\n".join(summary_lines(picture(ARGS, WANT, got, None), "en"))
+    assert "keeps its first 5 steps" in text
