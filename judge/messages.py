@@ -468,6 +468,15 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "--json and --show-test print different things: give one of them",
         "zh": "--json 和 --show-test 输出的内容不同：只能给其中一个",
     },
+    "cli.picture_alone": {
+        "en": "--picture prints one case's picture only: it does not go with --json or --show-test",
+        "zh": "--picture 只输出一个用例的图：不能和 --json 或 --show-test 一起用",
+    },
+    "cli.no_picture": {
+        "en": "case {name} has no picture in this run (a case that did not run, or a "
+        "problem whose passing cases draw none)",
+        "zh": "本次运行中用例 {name} 没有图（该用例没有运行，或者这道题通过的用例不画图）",
+    },
     "cli.no_failing_case": {
         "en": "no public case failed: there is no test to show",
         "zh": "没有失败的公开用例：没有可以显示的测试",

@@ -179,6 +179,13 @@ def build_parser(
         "(default: the first one); give it after the file",
     )
     p.add_argument(
+        "--picture",
+        default=None,
+        metavar="CASE",
+        help="print only the picture of public case CASE, passed or failed (serve-engine: "
+        "your run's timeline beside the reference's); give it after the file",
+    )
+    p.add_argument(
         "--input",
         type=Path,
         default=None,
@@ -349,6 +356,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.json and args.show_test is not None:
         raise UsageError(say("cli.json_or_show_test"))
+    if args.picture is not None and (args.json or args.show_test is not None):
+        raise UsageError(say("cli.picture_alone"))
     if args.input is not None:
         return run_input(args)
     problem = ProblemSet(args.problems).get(args.slug)
@@ -384,6 +393,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_json(report.to_dict())
     elif args.show_test is not None:
         print(_failing_case(report, args.show_test).test)
+    elif args.picture is not None:
+        from judge.commands.render import picture_lines
+
+        print("\n".join(picture_lines(_pictured_case(report, args.picture), lang)))
     else:
         from judge.commands.render import print_report  # only the text report needs it
 
@@ -407,7 +420,12 @@ def run_input(args: argparse.Namespace) -> int:
     """`judge run SLUG FILE --input ARGS_JSON`: the learner's code and the reference on the
     learner's own arguments, each in a child, printed side by side. A refused input is a
     usage error (exit 2); 0 when the code answers as the reference does, else 1."""
-    for option, given in (("--show-test", args.show_test), ("--seed", args.seed)):
+    given_options = (
+        ("--show-test", args.show_test),
+        ("--seed", args.seed),
+        ("--picture", args.picture),
+    )
+    for option, given in given_options:
         if given is not None:
             raise UsageError(say("cli.input_options", option=option))
     problem = ProblemSet(args.problems).get(args.slug)
@@ -454,6 +472,20 @@ def _read_text(path: Path) -> str:
         raise UsageError(say("cli.slug_reason", slug=str(path), reason=reason)) from None
     except OSError as exc:
         raise UsageError(say("cli.cannot_read", path=str(path), error=str(exc.strerror))) from None
+
+
+def _pictured_case(report: Report, name: str) -> CaseResult:
+    """The public case `--picture` names, if its report carries a picture."""
+    case = next((c for c in report.cases if c.name == name), None)
+    if case is None:
+        public = [c for c in report.cases if c.public]
+        names = ", ".join(c.name for c in public[:8]) + (", ..." if len(public) > 8 else "")
+        raise UsageError(say("cli.no_such_case", name=repr(name), names=names))
+    if not case.public:
+        raise UsageError(say("cli.case_hidden", name=repr(name)))
+    if case.input is None or case.input.picture is None:
+        raise UsageError(say("cli.no_picture", name=repr(name)))
+    return case
 
 
 def _failing_case(report: Report, name: str) -> CaseResult:

@@ -261,6 +261,15 @@ def _marked_chunks(text: str, mark: tuple[int, int], columns: int) -> list[tuple
     return out
 
 
+def picture_lines(case: CaseResult, lang: str) -> list[str]:
+    """`judge run --picture CASE`: the case's name and verdict, then its picture as text."""
+    from judge.pictures.case_pictures import summary_lines
+
+    label = _label(case.verdict, lang) if case.verdict else ""
+    shown = case.input.picture if case.input is not None else None
+    return [f"{case.name} ({label})"] + [clean(line) for line in summary_lines(shown, lang)]
+
+
 def input_lines(case: CaseResult, lang: str) -> list[str]:
     """A failing public case's input: its arguments and, for a trace, the calls up to the
     step that differs (or raised) and the state before it."""

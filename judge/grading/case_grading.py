@@ -39,6 +39,8 @@ def grade(
     if result.verdict is Verdict.AC and allowance is not None and used is not None:
         said = _cpu_within(used, allowance)
         return replace(result, message=said.en, text=said)
+    if result.verdict is Verdict.AC and case.check.unchecked:
+        return _with_run_picture(result, case, outcome, expected)
     if result.verdict in (Verdict.AC, None):
         return result
     from judge.pictures.case_input import case_input  # only a failing public case shows its input
@@ -47,6 +49,18 @@ def grade(
     shown = case_input(case.args, expected, step, got=outcome.observation, raised=raised)
     test = reproducer.snippet(case.name, shown, expected, case.check) if reproducer else None
     return replace(result, input=shown, test=test)
+
+
+def _with_run_picture(
+    result: CaseResult, case: Case, outcome: Outcome, expected: object
+) -> CaseResult:
+    """A passing public case whose observation carries a picture's data that the checker
+    does not compare (a serving engine's timeline): its input and picture, so a learner can
+    set their run beside the reference's even when both are right."""
+    from judge.pictures.case_input import case_input
+
+    shown = case_input(case.args, expected, None, got=outcome.observation)
+    return replace(result, input=shown) if shown.picture is not None else result
 
 
 def _grade(case: Case, outcome: Outcome, expected: object) -> tuple[CaseResult, int | None]:

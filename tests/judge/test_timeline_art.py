@@ -82,3 +82,44 @@ def test_a_timeline_cut_at_its_limit_says_the_run_went_on() -> None:
     got = observation(["PDD  ", " ..RD"], [1, 1, 2, 2, 1], steps=900)
     text = "\n".join(summary_lines(picture(ARGS, WANT, got, None), "en"))
     assert "keeps its first 5 steps" in text
+
+
+def _graded(public: bool, got: dict[str, Any], name: str = "burst") -> Any:
+    from judge.grading.case_grading import grade
+    from judge.grading.outcome import Outcome, OutcomeKind
+    from judge.problem.cases import Case
+    from judge.problem.checkers import CheckSpec
+
+    case = Case(name, ARGS, CheckSpec("exact", unchecked=("timeline",)), public=public)
+    return grade(case, Outcome(OutcomeKind.RESULT, observation=got), WANT)
+
+
+def test_a_passing_public_case_carries_its_run_beside_the_references() -> None:
+    got = observation(["PDDD ", " ..RD"], [1, 1, 2, 2, 1])
+    result = _graded(True, got)
+    assert result.verdict.value == "AC", "the timelines differ, and nothing else"
+    assert result.input.picture["got"]["rows"] == ["PDDD ", " ..RD"]
+    assert result.test is None, "a passing case has nothing to reproduce"
+
+
+def test_a_hidden_case_never_carries_a_picture() -> None:
+    result = _graded(False, observation(["PDDD ", " ..RD"], [1, 1, 2, 2, 1]))
+    assert result.input is None and "input" not in result.to_dict()
+
+
+def test_judge_run_picture_prints_one_cases_timeline_and_refuses_what_it_cannot_show() -> None:
+    from judge.commands.cli import _pictured_case
+    from judge.commands.render import picture_lines
+    from judge.errors import UsageError
+    from judge.grading.report import Report
+    from judge.verdict import Verdict
+
+    passed = _graded(True, observation(["PDDD ", " ..RD"], [1, 1, 2, 2, 1]))
+    hidden = _graded(False, WANT, "hidden-burst")
+    report = Report("serve-engine", "v", Verdict.AC, 100, (passed, hidden))
+    lines = picture_lines(_pictured_case(report, "burst"), "en")
+    assert lines[0] == "burst (Accepted)" and any("Yours: 5 steps" in x for x in lines)
+    for name, why in (("nope", "no case 'nope'"), ("hidden-burst", "hidden")):
+        with pytest.raises(UsageError) as refused:
+            _pictured_case(report, name)
+        assert why in str(refused.value)
