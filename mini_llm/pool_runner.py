@@ -7,6 +7,10 @@ table names and attends over the positions before it, read back through the same
 The pool is the only KV memory there is: the runner keeps nothing between calls but the
 pool, so whatever the engine forgets, frees too early or overwrites is gone.
 
+Where the runner has host blocks (a swap space in host memory), swap_out and swap_in copy
+whole blocks between the pool and the host, so an engine may preempt by swapping instead of
+recomputing; the host blocks are reachable only through those two calls.
+
 The runner also keeps a shadow of the pool: for every slot, which token sequence's K/V it
 holds (an interned prefix). A chunk that reads a slot holding another sequence's K/V (a
 block freed while still shared, then written again; a table that points at the wrong block)
@@ -67,7 +71,12 @@ class PoolRunner:
     """
 
     def __init__(
-        self, model: Transformer, num_blocks: int, block_size: int, max_tokens_per_step: int
+        self,
+        model: Transformer,
+        num_blocks: int,
+        block_size: int,
+        max_tokens_per_step: int,
+        host_blocks: int = 0,
     ) -> None:
         for name, value in (
             ("num_blocks", num_blocks),
@@ -76,6 +85,8 @@ class PoolRunner:
         ):
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise PoolError(f"{name} must be a positive int, got {value!r}")
+        if not _is_int(host_blocks) or host_blocks < 0:
+            raise PoolError(f"host_blocks must be an int >= 0, got {host_blocks!r}")
         cfg = model.cfg
         self.num_blocks, self.block_size = num_blocks, block_size
         self.max_tokens_per_step = max_tokens_per_step
@@ -93,6 +104,12 @@ class PoolRunner:
         self._k = torch.zeros(shape, dtype=weight.dtype, device=weight.device)
         self._v = torch.zeros(shape, dtype=weight.dtype, device=weight.device)
         self._holds: list[int | None] = [None] * (num_blocks * block_size)
+        # The swap space: blocks in host memory that only swap_out and swap_in reach.
+        self.host_blocks = host_blocks
+        host = (shape[0], host_blocks, *shape[2:])
+        self._host_k = torch.zeros(host, dtype=weight.dtype, device="cpu")
+        self._host_v = torch.zeros(host, dtype=weight.dtype, device="cpu")
+        self._host_holds: list[int | None] = [None] * (host_blocks * block_size)
         self._parent: list[int] = [-1]  # prefix id -> the id of the prefix one token shorter
         self._ids: dict[tuple[int, int], int] = {}  # (parent id, token) -> prefix id; 0 is ()
         self._emitted: dict[tuple[int, int], tuple[int, int]] = {}
@@ -158,7 +175,63 @@ class PoolRunner:
             self.steps[-1].append(ChunkRecord(chunk.request, chunk.start, len(chunk.tokens), used))
         return out
 
+    @torch.inference_mode()
+    def swap_out(self, pairs: Sequence[object]) -> None:
+        """Copy each pair's pool block into its host block: [(block, host_block), ...]."""
+        moves = self._moves(pairs, "swap_out", self.num_blocks, self.host_blocks)
+        for block, host in moves:
+            self._copy(block, host, to_host=True)
+
+    @torch.inference_mode()
+    def swap_in(self, pairs: Sequence[object]) -> None:
+        """Copy each pair's host block into its pool block: [(host_block, block), ...]."""
+        moves = self._moves(pairs, "swap_in", self.host_blocks, self.num_blocks)
+        for host, block in moves:
+            self._copy(block, host, to_host=False)
+
     # ------------------------------------------------------------------ inside
+
+    def _moves(
+        self, pairs: Sequence[object], call: str, sources: int, targets: int
+    ) -> list[tuple[int, int]]:
+        """The (source, target) pairs of a swap call, or PoolError naming the first bad one."""
+        if self._left is None:
+            raise PoolError(f"{call}() is called from inside the engine's step() only")
+        if not isinstance(pairs, list | tuple):
+            raise PoolError(f"{call}() takes a list of (from, to) block pairs")
+        if self.host_blocks == 0 and pairs:
+            raise PoolError(f"{call}(): this runner has no host blocks to swap with")
+        moves = []
+        for index, pair in enumerate(pairs):
+            if not isinstance(pair, list | tuple) or len(pair) != 2 or not all(map(_is_int, pair)):
+                raise PoolError(f"{call}() pair {index}: a pair is (from_block, to_block), ints")
+            source, target = int(pair[0]), int(pair[1])
+            if not 0 <= source < sources or not 0 <= target < targets:
+                raise PoolError(
+                    f"{call}() pair {index}: blocks are 0..{sources - 1} (from) and "
+                    f"0..{targets - 1} (to), got ({source}, {target})"
+                )
+            moves.append((source, target))
+        written = [target for _, target in moves]
+        if len(set(written)) != len(written):
+            raise PoolError(f"{call}(): a block is written twice in one call")
+        return moves
+
+    def _copy(self, block: int, host: int, to_host: bool) -> None:
+        """One block's K/V and its shadow, between the pool and the host."""
+        bs = self.block_size
+        pool_slots, host_slots = (
+            slice(block * bs, (block + 1) * bs),
+            slice(host * bs, (host + 1) * bs),
+        )
+        if to_host:
+            self._host_k[:, host].copy_(self._k[:, block])
+            self._host_v[:, host].copy_(self._v[:, block])
+            self._host_holds[host_slots] = self._holds[pool_slots]
+        else:
+            self._k[:, block].copy_(self._host_k[:, host])
+            self._v[:, block].copy_(self._host_v[:, host])
+            self._holds[pool_slots] = self._host_holds[host_slots]
 
     def _parse(self, index: int, chunk: object) -> Chunk:
         where = f"chunk {index}"

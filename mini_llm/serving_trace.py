@@ -65,7 +65,13 @@ TIMELINE_STEPS = 240
 def run(sub: Any, args: Args) -> Observation:
     """Replay the trace against the submission's engine; return what it produced."""
     model = zoo.model(args["model"], device=job_device().value)
-    runner = PoolRunner(model, args["num_blocks"], args["block_size"], args["max_tokens_per_step"])
+    runner = PoolRunner(
+        model,
+        args["num_blocks"],
+        args["block_size"],
+        args["max_tokens_per_step"],
+        args.get("host_blocks", 0),
+    )
     engine = sub.Engine(runner)
     return replay(engine, runner, args)
 
@@ -272,6 +278,9 @@ def _pool(
         "model": model,
         "block_size": block_size,
         "num_blocks": num_blocks,
+        # A swap space in host memory as large as the pool: preempting by swapping out is
+        # as open to the engine as recomputing.
+        "host_blocks": num_blocks,
         "max_tokens_per_step": budget,
         "requests": requests,
     }
@@ -409,9 +418,16 @@ class _Schedule:
     def __init__(self, args: Args) -> None:
         self.num_blocks, self.block_size = args["num_blocks"], args["block_size"]
         self.max_tokens_per_step = args["max_tokens_per_step"]
+        self.host_blocks = args.get("host_blocks", 0)
 
     def forward(self, chunks: list[object]) -> list[int]:
         return [0] * len(chunks)
+
+    def swap_out(self, pairs: list[object]) -> None:
+        pass  # the schedule does not depend on what the blocks hold
+
+    def swap_in(self, pairs: list[object]) -> None:
+        pass
 
 
 def reference_engine(problem_file: str) -> type:

@@ -7,6 +7,10 @@ class Engine:
         # runner.forward([(request_id, token_ids, start, block_table), ...]) -> next tokens
         # runner.num_blocks、runner.block_size、runner.max_tokens_per_step；
         # runner.forward([(request_id, token_ids, start, block_table), ...]) -> 下一个 token
+        # Preempting by swap: runner.host_blocks, runner.swap_out([(block, host_block), ...]),
+        # runner.swap_in([(host_block, block), ...]).
+        # 用换出来抢占：runner.host_blocks、runner.swap_out([(block, host_block), ...])、
+        # runner.swap_in([(host_block, block), ...])。
         self.runner = runner
         self.waiting = []
 

@@ -5,6 +5,7 @@ say; and the reference's tokens are every request decoded alone."""
 from __future__ import annotations
 
 import random
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,6 +26,11 @@ REFERENCE = load_module(PROBLEM.reference_source(), "reference", str(PROBLEM.pat
 ONE_FORWARD = load_module(
     (PROBLEM.path / "solutions" / "accepted" / "one_forward_per_chunk.py").read_text(),
     "one_forward_per_chunk",
+    str(PROBLEM.path),
+)
+SWAPPING = load_module(
+    (PROBLEM.path / "solutions" / "accepted" / "swap_preemption.py").read_text(),
+    "swap_preemption",
     str(PROBLEM.path),
 )
 PUBLIC = {case["name"]: case["args"] for case in CASES.public_cases()}
@@ -120,6 +126,71 @@ def test_sharing_a_full_block_another_request_computed_is_no_fault() -> None:
     (token,) = in_step(pool, [(1, other[4:], 4, [0, 2])])
     (expected,) = generate(zoo.model("qwen3-gqa"), [other], 1, stop_tokens=())
     assert [token] == expected and pool.faults == []
+
+
+def swap(pool: PoolRunner, call: str, pairs: list[Any]) -> None:
+    pool.begin_step()
+    try:
+        getattr(pool, call)(pairs)
+    finally:
+        pool.end_step()
+
+
+def test_a_request_swapped_out_and_back_into_other_blocks_decodes_as_if_never_moved() -> None:
+    pool = PoolRunner(zoo.model("qwen3-gqa"), 4, 4, 64, host_blocks=2)
+    (first,) = in_step(pool, [(0, PROMPT, 0, [0, 1])])
+    swap(pool, "swap_out", [(0, 1), (1, 0)])
+    in_step(pool, [(1, [90, 91, 92, 93, 94, 95, 96, 97], 0, [0, 1])])  # the pool reused
+    swap(pool, "swap_in", [(1, 2), (0, 3)])
+    (second,) = in_step(pool, [(0, [first], 8, [2, 3, 0])])
+    assert generate(zoo.model("qwen3-gqa"), [PROMPT], 2, stop_tokens=())[0] == [first, second]
+    assert pool.faults == []
+
+
+def test_swapping_in_a_host_block_that_holds_another_requests_kv_is_a_fault() -> None:
+    pool = PoolRunner(zoo.model("qwen3-gqa"), 4, 4, 64, host_blocks=2)
+    in_step(pool, [(0, PROMPT, 0, [0, 1]), (1, [90, 91, 92, 93], 0, [2])])
+    swap(pool, "swap_out", [(2, 0)])  # request 1's block where request 0's first should go
+    swap(pool, "swap_in", [(0, 0)])
+    in_step(pool, [(0, [77], 8, [0, 1, 3])])
+    # Block 0 holds a whole prefix of its own, so the chain breaks where block 1 follows it.
+    assert len(pool.faults) == 1 and "request 0 reads position 4" in pool.faults[0]
+
+
+@pytest.mark.parametrize(
+    ("call", "pairs", "why"),
+    [
+        ("swap_out", [(0, 5)], "blocks are 0..3 (from) and 0..1 (to)"),
+        ("swap_in", [(2, 0)], "blocks are 0..1 (from) and 0..3 (to)"),
+        ("swap_out", [(0, 1), (1, 1)], "written twice"),
+        ("swap_out", [(0, True)], "a pair is (from_block, to_block)"),
+        ("swap_in", "01", "a list of (from, to) block pairs"),
+    ],
+)
+def test_a_swap_outside_its_blocks_or_malformed_is_refused(call: str, pairs: Any, why: str) -> None:
+    pool = PoolRunner(zoo.model("qwen3-gqa"), 4, 4, 64, host_blocks=2)
+    with pytest.raises(PoolError, match=re.escape(why)):
+        swap(pool, call, pairs)
+
+
+def test_a_swap_outside_a_step_or_with_no_host_blocks_is_refused() -> None:
+    with pytest.raises(PoolError, match="inside the engine's step"):
+        PoolRunner(zoo.model("qwen3-gqa"), 4, 4, 64, host_blocks=2).swap_out([(0, 0)])
+    with pytest.raises(PoolError, match="no host blocks"):
+        swap(runner(), "swap_out", [(0, 0)])
+
+
+def test_every_trace_offers_a_swap_space_as_large_as_its_pool() -> None:
+    assert all(a["host_blocks"] == a["num_blocks"] for a in PUBLIC.values())
+
+
+def test_an_engine_that_preempts_by_swapping_answers_as_the_reference_without_recomputing() -> None:
+    args = PUBLIC["long-request-among-short-ones"]
+    mine = CASES.run(SimpleNamespace(Engine=SWAPPING.Engine), args)
+    reference = CASES.run(SimpleNamespace(Engine=REFERENCE.Engine), args)
+    assert mine["faults"] == [] and mine["tokens"] == reference["tokens"] == alone(args)
+    assert "R" not in "".join(mine["timeline"]["rows"])
+    assert "R" in "".join(reference["timeline"]["rows"])
 
 
 def test_reading_a_block_that_another_request_overwrote_is_a_fault() -> None:
