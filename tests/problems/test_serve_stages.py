@@ -134,7 +134,8 @@ def test_stage_2s_engine_runs_out_of_blocks_on_stage_3s_burst() -> None:
 
 def test_the_last_stages_engine_passes_every_earlier_stage() -> None:
     """The stages are one path: serve-engine's reference is right on every earlier trace."""
-    final = _load("serve-engine")[1].Engine
+    last = SET.get("serve-engine")
+    final = load_module(last.reference_source(), "reference", str(last.path)).Engine
     for slug in STAGES[:3]:
         for name, args in PUBLIC[slug].items():
             got = LOADED[slug][0].run(SimpleNamespace(Engine=final), args)
