@@ -1,5 +1,6 @@
 """serve-engine's engines side by side on the same traces: the reference, an accepted engine
-that calls the runner once per chunk, and the reference without prefix sharing.
+that calls the runner once per chunk, an accepted engine that preempts by swapping, and the
+reference without prefix sharing.
 
 Each engine replays every public trace and the five timed traces of one seed in this
 process (no sandbox, one torch thread, models loaded first), with the problem's own driver.
@@ -33,6 +34,7 @@ PROBLEM = ProblemSet().get("serve-engine")
 ENGINES = {
     "reference": PROBLEM.path / "reference.py",
     "one-forward-per-chunk": PROBLEM.path / "solutions" / "accepted" / "one_forward_per_chunk.py",
+    "swap-preemption": PROBLEM.path / "solutions" / "accepted" / "swap_preemption.py",
     "no-prefix-sharing": PROBLEM.path / "solutions" / "wrong" / "no_prefix_sharing.py",
 }
 

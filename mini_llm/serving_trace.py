@@ -359,6 +359,49 @@ def _timed(rng: random.Random) -> Args:
     return _pool(TIMED_MODEL, 4, 160, 64, requests)
 
 
+# The capstone's stages (serve-static, serve-continuous, serve-paged) also draw these.
+
+
+def _wave(rng: random.Random) -> Args:
+    # Static batching's trace: everyone at step 0; the budget holds every prompt whole and
+    # the pool every request to its end.
+    requests = [
+        _request(0, _tokens(rng, rng.randint(3, 14)), rng.randint(3, 10))
+        for _ in range(rng.randint(4, 6))
+    ]
+    return _pool(MODEL, 4, 48, 96, requests)
+
+
+def _two_waves(rng: random.Random) -> Args:
+    # A second wave arrives once the first can have finished (its longest request needs at
+    # most 10 steps): a static batch serves it as soon as it comes.
+    late = rng.randint(11, 14)
+    requests = [
+        _request(arrival, _tokens(rng, rng.randint(3, 14)), rng.randint(3, 10))
+        for arrival in [0] * rng.randint(3, 4) + [late] * rng.randint(3, 4)
+    ]
+    return _pool(MODEL, 4, 64, 64, requests)
+
+
+def _stream(rng: random.Random) -> Args:
+    # One request a step, each short: a batch that waits for its slowest member keeps every
+    # newcomer waiting. The pool holds them all at once.
+    requests = [
+        _request(step, _tokens(rng, rng.randint(2, 10)), rng.randint(4, 10)) for step in range(12)
+    ]
+    return _pool(MODEL, 4, 64, 16, requests)
+
+
+def _staggered_tight(rng: random.Random) -> Args:
+    # Staggered arrivals on a pool that holds about half of what they need to their ends.
+    requests = [
+        _request(rng.randint(0, 4), _tokens(rng, rng.randint(4, 16)), rng.randint(6, 12))
+        for _ in range(rng.randint(6, 8))
+    ]
+    need = [-(-(len(r["prompt"]) + r["max_new_tokens"]) // 4) for r in requests]
+    return _pool(MODEL, 4, max(max(need), sum(need) // 2), 32, requests)
+
+
 BUILDERS = {
     "single": _single,
     "staggered": _staggered,
@@ -368,6 +411,10 @@ BUILDERS = {
     "long_among_short": _long_among_short,
     "real": _real,
     "timed": _timed,
+    "wave": _wave,
+    "two_waves": _two_waves,
+    "stream": _stream,
+    "staggered_tight": _staggered_tight,
 }
 
 

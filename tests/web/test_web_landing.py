@@ -123,26 +123,39 @@ def test_the_real_capstone_is_the_chapters_last_step_with_its_four_stages(
     tmp_path: Path, db_template: Path
 ) -> None:
     """Issue 25: the landing page names serve-engine (tagged `capstone`) after the sections,
-    with its stages, in both languages; the list also has it last."""
+    then its four stages in order, each linking to its own judged problem (the problems
+    tagged `capstone`, serve-engine the last), in both languages; the list also has it last."""
     root = Path(__file__).resolve().parents[2] / "problems"
     app = create_app(make_config(tmp_path, db_template, root, start_workers=False))
+    stages = ["serve-static", "serve-continuous", "serve-paged", "serve-engine"]
     try:
         client = app.test_client()
-        for lang, lead, stage in (
+        for lang, lead, first, last in (
             (
                 "en",
                 "The chapter&#39;s last step puts it all together",
+                "static batching: admit requests",
                 "prefix sharing: full prompt",
             ),
-            ("zh", "本章的最后一步，把这些合成一个你自己的推理引擎", "前缀共享：提示词的完整块"),
+            (
+                "zh",
+                "本章的最后一步，把这些合成一个你自己的推理引擎",
+                "静态批处理：接纳请求",
+                "前缀共享：提示词的完整块",
+            ),
         ):
             client.get(f"/lang/{lang}")
             html = client.get("/").get_data(as_text=True)
             capstone = html.index('id="capstone"')
-            assert lead in html[capstone:] and stage in html[capstone:]
+            assert lead in html[capstone:]
             assert '<a href="/problems/serve-engine">' in html[capstone:]
             assert html.index('class="chapter-sections"') < capstone < html.index('id="problems"')
+            listed = html[html.index('class="capstone-stages"') : html.index('id="problems"')]
+            items = re.findall(r'<li data-slug="([^"]+)"><a href="/problems/([^"]+)">', listed)
+            assert items == [(slug, slug) for slug in stages]
+            assert listed.index(first) < listed.index(last)
             slugs = re.findall(r'<tr data-slug="([^"]+)"', html)
             assert slugs[-1] == "serve-engine"
+            assert [s for s in slugs if s in stages] == stages
     finally:
         state(app).close()

@@ -22,7 +22,8 @@ from web.state import platform
 
 bp = Blueprint("problems", __name__)
 YEAR_S = 365 * 24 * 3600
-# The chapter's last step (problem.toml tags it): named after the sections, with its stages.
+# The chapter's last step and the stages that lead to it (problem.toml tags each one), in
+# the list's order: named after the sections, each stage linking to its problem.
 CAPSTONE_TAG = "capstone"
 SPEED_ROWS = 20  # the problem page's speed board: the top; the board's page has 100
 
@@ -44,7 +45,7 @@ def index() -> str:
         first=problems[0] if problems else None,
         chapter_title=handbook.CHAPTER["title"],
         sections=[(s, [p for p in problems if p.section == s.id]) for s in handbook.SECTIONS],
-        capstone=next((p for p in reversed(problems) if CAPSTONE_TAG in p.tags), None),
+        capstone=[p for p in problems if CAPSTONE_TAG in p.tags],
     )
 
 
