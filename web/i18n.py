@@ -425,8 +425,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "本章的最后一步，把这些合成一个你自己的推理引擎：",
     },
     "capstone_stage_1": {
-        "en": "static batching: admit requests, run every admitted one each step",
-        "zh": "静态批处理：接纳请求，每步运行所有已接纳的请求",
+        "en": "static batching: admit a batch when nothing runs, and run it to its end",
+        "zh": "静态批处理：没有请求在运行时接纳一批，一直运行到这批全部结束",
     },
     "capstone_stage_2": {
         "en": "continuous batching: finished requests leave and waiting ones join at every step",

@@ -134,13 +134,13 @@ def test_the_real_capstone_is_the_chapters_last_step_with_its_four_stages(
             (
                 "en",
                 "The chapter&#39;s last step puts it all together",
-                "static batching: admit requests",
+                "static batching: admit a batch when nothing runs",
                 "prefix sharing: full prompt",
             ),
             (
                 "zh",
                 "本章的最后一步，把这些合成一个你自己的推理引擎",
-                "静态批处理：接纳请求",
+                "静态批处理：没有请求在运行时接纳一批",
                 "前缀共享：提示词的完整块",
             ),
         ):
