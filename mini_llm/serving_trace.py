@@ -32,7 +32,6 @@ from typing import Any
 
 import torch
 
-from judge.run.job_device import job_device
 from mini_llm import zoo
 from mini_llm.model import Transformer
 from mini_llm.pool_runner import PoolRunner
@@ -62,9 +61,11 @@ TIMELINE_STEPS = 240
 # ---------------------------------------------------------------- the driver
 
 
-def run(sub: Any, args: Args) -> Observation:
-    """Replay the trace against the submission's engine; return what it produced."""
-    model = zoo.model(args["model"], device=job_device().value)
+def run(sub: Any, args: Args, device: str) -> Observation:
+    """Replay the trace against the submission's engine on `device` (the judge's choice for
+    the job, which each problem's cases.py asks for: mini_llm knows nothing of the judge);
+    return what it produced."""
+    model = zoo.model(args["model"], device=device)
     runner = PoolRunner(
         model,
         args["num_blocks"],

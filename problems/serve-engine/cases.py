@@ -9,13 +9,14 @@ checkpoint, each paced with the reference (judge/run/pacer.py).
 
 import random
 
+from judge.run.job_device import job_device
+from mini_llm import serving_trace
 from mini_llm.serving_trace import (
     TIMED_LENGTHS,
     TIMED_NEW_TOKENS,
     TIMED_WEIGHTS,
     build,
     reference_engine,
-    run,  # noqa: F401 (the judge calls cases.run)
 )
 
 REPETITIONS = 5
@@ -51,3 +52,8 @@ def generated_cases(rng):
             case | {"timed": {"work": work, "min_bytes": TIMED_NEW_TOKENS * TIMED_WEIGHTS}}
         )
     return cases
+
+
+def run(sub, args):
+    """Replay the trace on the device the judge chose for this job."""
+    return serving_trace.run(sub, args, job_device().value)

@@ -23,21 +23,10 @@ TORCH = [p for p in PROBLEMS if p.tier == "torch"]
 ON_CUDA = [p for p in TORCH if Device.CUDA in p.devices]
 
 
-# A driver shared by several problems: a cases.py that imports it has its driver there.
-SHARED_DRIVERS = {
-    "mini_llm.serving_trace": Path(__file__).resolve().parents[2] / "mini_llm" / "serving_trace.py"
-}
-
-
 def test_every_torch_driver_asks_the_judge_for_its_device() -> None:
-    """serve-engine's driver moved into mini_llm/serving_trace.py, shared with the
-    capstone's stages: its cases.py alone no longer names job_device."""
     assert TORCH
     for problem in TORCH:
         driver = problem.cases_source()
-        for module, path in SHARED_DRIVERS.items():
-            if f"from {module} import" in driver:
-                driver += path.read_text(encoding="utf-8")
         assert "job_device" in driver, problem.slug
         assert not re.search(r"cuda\.is_available|\.cuda\(", driver), problem.slug
 

@@ -153,7 +153,7 @@ def test_a_diff_of_two_large_repetitive_submissions_is_bounded_and_says_so(
 ) -> None:
     """Regression (issue 22): difflib's SequenceMatcher is quadratic in repeated lines, so
     one diff of two 64 KiB submissions took 207 s of CPU and a few such requests held
-    every server thread. CPU time, not wall time: a loaded machine does not change it."""
+    every server thread. CPU time, not wall time: a loaded machine changes it far less."""
     client = idle_app.test_client()
     alice = make_user(client, "alice")
     old, new = submit(client, alice, fill(first)), submit(client, alice, fill(second))
@@ -164,7 +164,11 @@ def test_a_diff_of_two_large_repetitive_submissions_is_bounded_and_says_so(
         used = time.process_time() - started
     assert response.status_code == 200
     diff = response.json
-    assert used < 1.0, f"{used:.2f} s of CPU for one diff"
+    # The regression took 207 s; a bounded diff takes a fraction of a second idle. CPU time
+    # still grows on a loaded machine (caches and cores shared with the busy processes: 1.18 s
+    # beside two busy loops), so the bound sits far from both: it catches the quadratic
+    # matcher, not a slow machine (the diff's speed is bench material, not a test's).
+    assert used < 5.0, f"{used:.2f} s of CPU for one diff"
     assert diff["aligned"] is False
     assert str(diff["removed"] + diff["added"]) in diff["note"] and "line them up" in diff["note"]
     old_lines, new_lines, _, _ = sides(diff["lines"])
