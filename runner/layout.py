@@ -16,6 +16,7 @@ mounts it gets for itself.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import importlib.metadata
@@ -152,7 +153,23 @@ def build_layout(identity: SandboxIdentity, repo_root: Path = REPO_ROOT) -> Sand
 
 def site_entries(site: Path, roots: tuple[str, ...] = JOB_DISTRIBUTIONS) -> tuple[str, ...]:
     """The top-level names in `site` owned by `roots` and every distribution they require
-    (extras left out), as each distribution's RECORD lists its files."""
+    (extras left out), as each distribution's RECORD lists its files.
+
+    Read once per process and site-packages state: reading every RECORD takes most of a
+    second, and every app, launcher and unsafe-local judge builds a layout. Installing,
+    upgrading or removing a distribution adds or removes a `*.dist-info` folder (its name
+    carries the version) in `site`, so a folder whose names changed is read again; its
+    modification time too, should a package's files have been replaced in place."""
+    stamp = (site.stat().st_mtime_ns, tuple(sorted(os.listdir(site))))
+    return _site_entries(str(site), roots, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _site_entries(
+    folder: str, roots: tuple[str, ...], stamp: tuple[int, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """site_entries for one (folder, roots) in the state `stamp` names (the cache key)."""
+    site = Path(folder)
     installed = {
         _normal(d.metadata["Name"]): d
         for d in importlib.metadata.distributions(path=[str(site)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runner.identity import SandboxIdentity, sandbox_identity
-from runner.layout import SANDBOX_CODE, SCRATCH_MOUNTS, build_layout
+from runner.layout import SANDBOX_CODE, SCRATCH_MOUNTS, build_layout, site_entries
 
 
 def test_binds_are_minimal_and_read_only() -> None:
@@ -65,3 +65,32 @@ def test_a_checkout_the_sandbox_user_cannot_reach_is_refused_clearly(tmp_path) -
     stranger = SandboxIdentity("judge-sandbox", 54321, 54321, switched=True)
     with pytest.raises(ValueError, match=r"cannot read .*private/judge"):
         build_layout(stranger, repo_root=hidden)
+
+
+def _install(site, name: str, requires: tuple[str, ...] = ()) -> None:  # type: ignore[no-untyped-def]
+    """A distribution as pip leaves it: its package folder and a dist-info with a RECORD."""
+    (site / name).mkdir()
+    (site / name / "__init__.py").write_text("")
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir()
+    lines = [f"Name: {name}", "Version: 1.0", *(f"Requires-Dist: {r}" for r in requires)]
+    (info / "METADATA").write_text("\n".join(lines) + "\n")
+    (info / "RECORD").write_text(f"{name}/__init__.py,,\n{info.name}/METADATA,,\n")
+
+
+def test_site_entries_are_read_again_once_a_distribution_is_installed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The entries are kept per process (every app and launcher builds a layout, and reading
+    each RECORD took 0.85 s of each web test's set-up); a package installed since, here one
+    torch now requires, is in the next answer, and one nobody requires never is."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    _install(site, "torch", requires=("numpy",))
+    assert site_entries(site, ("torch",)) == ("torch", "torch-1.0.dist-info")
+    _install(site, "numpy")
+    _install(site, "flask")
+    assert site_entries(site, ("torch",)) == (
+        "numpy",
+        "numpy-1.0.dist-info",
+        "torch",
+        "torch-1.0.dist-info",
+    )
