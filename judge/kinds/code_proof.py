@@ -2,8 +2,8 @@
 
 The reference is accepted on every case (public seed and two other seeds), the starter
 is not, every wrong solution fails exactly where its header declares (verdict, first
-failing case, and step of a trace) and differs from the reference by no more lines than
-it declares, every solutions/accepted/*.py (another right solution: slower, or another
+failing case, and step of a trace; it is run up to that case and no further) and differs
+from the reference by no more lines than it declares, every solutions/accepted/*.py (another right solution: slower, or another
 layout) is accepted, and two runs of the reference give identical observations. difflib is
 imported only when a wrong solution's diff is measured, never on `judge run`'s path.
 """
@@ -58,7 +58,7 @@ def prove_code(
     reference = problem.reference_source()
     for solution in wrong:
         source = solution.path.read_text(encoding="utf-8")
-        checks.append(fails_where_declared(solution, trusted.judge(source), expect_key))
+        checks.append(_fails_where_declared(trusted, solution, source, expect_key))
         checks.append(_diff_within_declared(solution, reference, source))
     for path in problem.accepted_solutions():  # right in another way: never refused
         report = trusted.judge(path.read_text(encoding="utf-8"))
@@ -80,12 +80,19 @@ class _Trusted:
         self._allowances: dict[str, CpuAllowance] = {}
         self._counted = True  # False once a launcher could not count a child's CPU time
 
-    def judge(self, source: str, seed: int = PUBLIC_SEED) -> Report:
+    def judge(self, source: str, seed: int = PUBLIC_SEED, through: int | None = None) -> Report:
+        """`source` judged on `seed`'s cases, or on its first `through` cases only."""
         got = self._inputs(seed)
+        cases = got.cases if got.cases is None or through is None else got.cases[:through]
         return judge_source(
             self.problem, source, seed=seed, launcher=self.launcher,
-            cases=got.cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
+            cases=cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
         )  # fmt: skip
+
+    def public_case_names(self) -> list[str] | None:
+        """The public seed's cases in order (None when they could not be built)."""
+        cases = self._inputs(PUBLIC_SEED).cases
+        return None if cases is None else [case.name for case in cases]
 
     def _inputs(self, seed: int) -> TrustedInputs:
         if seed not in self._memo:
@@ -128,6 +135,34 @@ class _Trusted:
     def public_inputs(self) -> TrustedInputs:
         """The public seed's inputs as the check computed them (empty if that failed)."""
         return self._inputs(PUBLIC_SEED)
+
+
+def _fails_where_declared(
+    trusted: _Trusted, solution: WrongSolution, source: str, expect_key: str
+) -> Check:
+    """The wrong solution run up to and including the case its header names, and no further:
+    whether it fails there is settled by then, and what a wrong solution does after its
+    first failure proves nothing (a torch problem's later cases, its timed repetitions, cost
+    as much as a submission). A declared case the public seed does not have fails the check:
+    no run could fail there, and the check could not stop early."""
+    declared = solution.first_failure
+    names = trusted.public_case_names()
+    if names is None:  # the cases could not be built: the full run says IE, and why
+        return fails_where_declared(solution, trusted.judge(source), expect_key)
+    if declared.case is None:
+        through = 1  # at load: nothing runs past the first request either way
+    elif declared.case in names:
+        through = names.index(declared.case) + 1
+    else:
+        return Check(
+            f"{solution.path.name} fails as declared",
+            False,
+            f"declares case {declared.case!r}, which is not a case of the public seed "
+            f"(its cases: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''})",
+            f"{expect_key}{declared}",
+            "",
+        )
+    return fails_where_declared(solution, trusted.judge(source, through=through), expect_key)
 
 
 def _diff_within_declared(solution: WrongSolution, reference: str, source: str) -> Check:

@@ -142,7 +142,6 @@ def test_a_trace_failing_at_the_declared_step_passes(make_problem: MakeProblem, 
         ("case trace step 1", "WA at case trace step 2 (add(n=(3)))"),
         ("case trace step 2 (add(n=(4)))", "WA at case trace step 2 (add(n=(3)))"),
         ("case trace", "WA at case trace step 2 (add(n=(3)))"),
-        ("case warm-up step 0", "WA at case trace step 2 (add(n=(3)))"),
     ],
 )
 def test_a_trace_failing_at_another_step_than_declared_fails_the_check(
@@ -151,6 +150,51 @@ def test_a_trace_failing_at_another_step_than_declared_fails_the_check(
     folder = make_counter(make_problem, f"# expect: WA at {place}\n# differs: 1 line\n")
     detail = failing(check_problem(load_problem(folder)))["off.py fails as declared"]
     assert detail.startswith(f"declared WA at {place}, got {got} — trace: step 2 (add(n=(3)))")
+
+
+def test_a_wrong_solution_that_passes_the_case_it_declares_fails_the_check(
+    make_problem: MakeProblem,
+) -> None:
+    """It is run up to its declared case and stopped there: it is AC as far as it went."""
+    folder = make_counter(make_problem, "# expect: WA at case warm-up step 0\n# differs: 1 line\n")
+    detail = failing(check_problem(load_problem(folder)))["off.py fails as declared"]
+    assert detail == "declared WA at case warm-up step 0, got AC"
+
+
+def test_a_wrong_solution_is_run_up_to_its_declared_case_and_no_further(
+    make_problem: MakeProblem,
+) -> None:
+    """What it does after its first failure is not judged: this one would spin past the time
+    limit on the case after (TLE overall, and two seconds of waiting for nothing)."""
+    source = (
+        "# expect: WA at case small\n# differs: 3 lines\n"
+        "def add(a, b):\n"
+        "    while a < 0:\n"
+        "        pass\n"
+        "    return a - b\n"
+    )
+    folder = make_problem(files={"solutions/wrong/minus.py": source})
+    result = check_problem(load_problem(folder))
+    assert failing(result) == {}
+    declared = next(c for c in result.checks if c.name == "minus.py fails as declared")
+    assert declared.detail == "WA at case small"
+
+
+def test_a_declared_case_the_public_seed_lacks_fails_the_check_without_running(
+    make_problem: MakeProblem,
+) -> None:
+    """A wrong solution must name a case the public seed has, or `at load`: the check stops
+    each wrong solution at its declared case (a hidden seed's case name would never come)."""
+    header = "# expect: WA at case random-9\n# differs: 1 line\n"
+    folder = make_problem(
+        files={"solutions/wrong/minus.py": header + "def add(a, b):\n    return a - b\n"}
+    )
+    detail = failing(check_problem(load_problem(folder)))["minus.py fails as declared"]
+    assert detail.startswith("declares case 'random-9', which is not a case of the public seed")
+    assert detail.endswith(
+        "(its cases: small, negative, public-random-0, public-random-1, "
+        "public-random-2, public-random-3, public-random-4)"
+    )
 
 
 def test_a_wrong_solution_that_loads_nothing_is_declared_at_load(
