@@ -65,6 +65,39 @@ def board_row(page: Any, username: str) -> list[str]:
     return [cell.strip() for cell in row.locator("td").all_inner_texts()]
 
 
+# A run whose paired ratios spread past the judge's limit is accepted but not recorded, and
+# the page asks the learner to submit again (docs/API.md, "unsteady"): on a loaded machine
+# (the suite's other worker beside this one) that happens, and the test does what the
+# learner is asked to do.
+ATTEMPTS = 3
+
+
+def scored_submission(page: Any) -> tuple[int, dict[str, Any]]:
+    """Submit the editor's code until its speed is recorded: its id and its speed."""
+    previous, spreads = None, []
+    for attempt in range(ATTEMPTS):
+        started = time.monotonic()
+        page.click(SUBMIT)
+        fresh = "" if previous is None else f":not([data-submission='{previous}'])"
+        live = page.wait_for_selector(
+            f".live .submission[data-verdict]:not([data-verdict='']){fresh}",
+            timeout=VERDICT_TIMEOUT_MS,
+        )
+        print(f"decode-throughput judged in the sandbox in {time.monotonic() - started:.1f} s")
+        shoot(page, f"30-speed-submitted-{attempt}")
+        assert live.get_attribute("data-verdict") == "AC", live.inner_text()
+        sid = int(live.get_attribute("data-submission") or 0)
+        view = page.request.get(f"/api/submissions/{sid}").json()
+        assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
+        speed = view["speed"]
+        if speed["state"] == "scored":
+            return sid, speed
+        assert speed["relative_spread"] > speed["spread_limit"], speed
+        previous = sid
+        spreads.append(speed["relative_spread"])
+    pytest.fail(f"every run was too unsteady to record (spreads {spreads})")
+
+
 def test_a_submitted_reference_reaches_the_speed_board_with_its_stored_score(
     browser: Any, sandbox_server: str
 ) -> None:
@@ -83,20 +116,7 @@ def test_a_submitted_reference_reaches_the_speed_board_with_its_stored_score(
         assert page.locator("#speed-board tbody tr[data-user]").count() == 0
 
         replace_code(page, reference_source(SLUG))
-        started = time.monotonic()
-        page.click(SUBMIT)
-        live = page.wait_for_selector(
-            ".live .submission[data-verdict]:not([data-verdict=''])", timeout=VERDICT_TIMEOUT_MS
-        )
-        judged_s = time.monotonic() - started
-        shoot(page, "30-speed-submitted")
-        assert live.get_attribute("data-verdict") == "AC", live.inner_text()
-        sid = int(live.get_attribute("data-submission") or 0)
-        print(f"decode-throughput reference judged in the sandbox in {judged_s:.1f} s")
-
-        view = page.request.get(f"/api/submissions/{sid}").json()
-        assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
-        speed = view["speed"]
+        sid, speed = scored_submission(page)
         assert speed["unit"] == "tokens/s"
         reps = timed_repetitions()
         assert speed["repetitions"] == reps and len(speed["samples"]) == reps
