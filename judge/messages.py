@@ -291,6 +291,14 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "分页 KV Cache 的读写",
     },
     "part.mini_llm.generation": {"en": "the decoding loop", "zh": "解码循环"},
+    "part.mini_llm.pool_runner": {
+        "en": "keys and values read and written through block tables",
+        "zh": "通过块表读写 K、V",
+    },
+    "part.mini_llm.serving_trace": {
+        "en": "the serving driver and its decoding",
+        "zh": "服务驱动及其解码",
+    },
     "part.mini_llm.attention": {
         "en": "the attention computation (RoPE, the mask, attending over the cache)",
         "zh": "注意力的计算（RoPE、掩码、在缓存上做注意力）",

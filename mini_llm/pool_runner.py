@@ -70,6 +70,17 @@ class PoolRunner:
     at most `max_tokens_per_step` tokens per step over all its calls.
     """
 
+    # All an engine may use, declared for an engine in another process (a trusted driver
+    # passes the runner by these): the attributes copied once, the methods called back.
+    remote_attributes = (
+        "num_blocks",
+        "block_size",
+        "max_tokens_per_step",
+        "host_blocks",
+        "vocab_size",
+    )
+    remote_methods = ("forward", "swap_out", "swap_in")
+
     def __init__(
         self,
         model: Transformer,

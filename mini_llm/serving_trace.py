@@ -18,8 +18,12 @@ and sharing (which change only the rounding) cannot flip a token. The bound is t
 problem's reference engine's 99th-percentile time to first token on the same trace, plus
 two steps.
 
-Trusted code: the judge builds cases with it, and the driver runs in the job beside the
-learner's engine (so its checks catch mistakes, not tampering; docs/RUNNER.md).
+Trusted code: the judge builds cases with it, and the driver runs in a trusted process of
+its own (the problems' `[driver] side = "trusted"`): the engine it drives is the learner's,
+in the job, reached through calls (the judge's judge/run/remote.py), and the runner it hands
+the engine reaches the job only as its declared attributes and methods (PoolRunner's
+`remote_attributes`, `remote_methods`). Nothing of the trace, the runner, the pool or the
+bound is in the learner's process; the engine sees each request when it arrives.
 """
 
 from __future__ import annotations

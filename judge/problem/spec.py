@@ -69,6 +69,20 @@ class ProblemKind(str, Enum):
         return self.value
 
 
+class DriverSide(str, Enum):
+    """Where a code problem's cases.py drives the submission (problem.toml `[driver] side`):
+    in the job, beside the learner's code (the default), or in a trusted child of its own
+    that reaches the learner's objects only through calls the parent carries
+    (judge/run/hosted_session.py): for a problem whose driver keeps the rules (a serving
+    engine's runner, pool, budget and trace), which the learner's process must not reach."""
+
+    JOB = "job"
+    TRUSTED = "trusted"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True, slots=True)
 class ProblemSpec:
     slug: str
@@ -93,9 +107,15 @@ class ProblemSpec:
     section: str | None = None  # the chapter section it practises (SECTION_RE), if named
     hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/problem/guide.py): public
     has_editorial: bool = False  # editorial.<lang>.md exist: shown only after an AC
-    # [submission] withheld: the mini_llm modules this problem asks the learner to write,
+    # The mini_llm modules that do what this problem practises ([submission] practises),
     # never available to the submission (judge/problem/withheld.py; in the sandbox, not in the job)
     withheld: tuple[str, ...] = ()
+    driver: DriverSide = DriverSide.JOB  # [driver] side: where cases.py runs
+
+    @property
+    def hosted(self) -> bool:
+        """Whether the job only hosts the learner's objects for a trusted driver."""
+        return self.driver is DriverSide.TRUSTED
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:
@@ -272,6 +292,7 @@ class CommonFields:
         speed: SpeedSpec | None = None,
         withheld: tuple[str, ...] = (),
         kind: str | None = None,  # a registered kind's name; else code, or quiz with `quiz`
+        driver: DriverSide = DriverSide.JOB,
     ) -> ProblemSpec:
         if kind is None:
             kind = ProblemKind.CODE if quiz is None else ProblemKind.QUIZ
@@ -298,6 +319,7 @@ class CommonFields:
             hints=load_hints(folder),
             has_editorial=has_editorial(folder),
             withheld=withheld,
+            driver=driver,
         )
 
 
@@ -363,36 +385,68 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
         speed = SpeedSpec.from_table(f.table("speed"), file)
     common = _common(f, folder, file)
     submission = Fields(f.table("submission"), file, "submission")
+    cpu_rule = _cpu_rule(limits)
     return common.spec(
         limits=_limits(limits),
         names=_names(submission),
         checker=parse_check(f.optional_table("checker"), file, "checker"),
         folder=folder,
-        cpu_rule=_cpu_rule(limits),
+        cpu_rule=cpu_rule,
         speed=speed,
         withheld=_withheld(submission, common.tier),
+        driver=_driver(Fields(f.optional_table("driver"), file, "driver"), cpu_rule),
     )
 
 
-def _withheld(f: Fields, tier: str) -> tuple[str, ...]:
-    """[submission] withheld: parts of mini_llm (the catalog names each) for a torch problem."""
-    if "withheld" not in f.data:
-        return ()
-    from judge.problem.withheld import is_part
+def _driver(f: Fields, cpu_rule: CpuRule | None) -> DriverSide:
+    """[driver] side: "job" (the default) or "trusted". A trusted driver's cases run in two
+    processes, so no CPU rule can count one case's work: the two exclude each other."""
+    if "side" not in f.data:
+        return DriverSide.JOB
+    side = f.string("side")
+    if side not in {d.value for d in DriverSide}:
+        choices = ", ".join(f'"{d.value}"' for d in DriverSide)
+        raise SpecError(f.file, "driver.side", f"{side!r} must be one of {choices}")
+    if side == DriverSide.TRUSTED and cpu_rule is not None:
+        raise SpecError(
+            f.file,
+            "driver.side",
+            "a trusted driver's cases run in two processes: no CPU rule can count them "
+            "(leave out [limits] cpu_vs_reference)",
+        )
+    return DriverSide(side)
 
-    modules = f.strings("withheld")
+
+def _withheld(f: Fields, tier: str) -> tuple[str, ...]:
+    """[submission] practises: the parts of the exercise (PRACTISED_PARTS), from which the
+    modules a torch problem withholds are derived (judge/problem/withheld.py)."""
+    if "withheld" in f.data:
+        raise SpecError(
+            f.file,
+            "submission.withheld",
+            "replaced by `practises`: name the parts the exercise practises, and the "
+            "modules that do them are withheld (judge/problem/withheld.py)",
+        )
+    if "practises" not in f.data:
+        return ()
+    from judge.problem.withheld import PRACTISED_PARTS, withheld_for
+
+    parts = f.strings("practises")
     if tier != "torch":
-        raise SpecError(f.file, "submission.withheld", "only a torch-tier problem uses mini_llm")
-    for module in modules:
-        if not is_part(module):
+        raise SpecError(
+            f.file,
+            "submission.practises",
+            "only a torch-tier problem has library parts to withhold",
+        )
+    for part in parts:
+        if part not in PRACTISED_PARTS:
+            choices = ", ".join(PRACTISED_PARTS)
             raise SpecError(
-                f.file,
-                "submission.withheld",
-                f"{module!r} is not a part a problem can withhold (judge/messages.py part.*)",
+                f.file, "submission.practises", f"{part!r} is not a part (one of {choices})"
             )
-    if len(set(modules)) != len(modules):
-        raise SpecError(f.file, "submission.withheld", "lists a module twice")
-    return tuple(modules)
+    if len(set(parts)) != len(parts):
+        raise SpecError(f.file, "submission.practises", "lists a part twice")
+    return withheld_for(tuple(parts))
 
 
 def _cpu_rule(f: Fields) -> CpuRule | None:

@@ -1,5 +1,13 @@
-"""Modules a problem withholds from the submission: the parts of mini_llm it asks the learner
-to write (problem.toml `[submission] withheld`), refused with a message that says so.
+"""Modules a problem withholds from the submission: every part of mini_llm's job library
+that does what the exercise practises, refused with a message that says so.
+
+What an exercise practises is the problem's own statement of fact (problem.toml
+`[submission] practises`, from PRACTISED_PARTS); which modules do each part, directly or
+as a helper, is LIBRARY_PARTS below. A problem withholds every module whose parts meet its
+own: derived, never a hand list, so a module that does the exercise (the paged cache for
+batched-decode's ragged rows, the runner's pool for paged-attention's gather) cannot be
+forgotten. tests/runner/test_withheld_parts.py holds every module of the job library to the
+table, and the table to each module's own imports.
 
 Two sides. In the child (untrusted; judge/run/child.py) `install` puts a finder first on
 `sys.meta_path` that refuses those modules with `WithheldModule`. In the parent,
@@ -26,6 +34,45 @@ _TEXT_RE = re.compile(
     r"(?:WithheldModule: )?No module named '([A-Za-z_][A-Za-z0-9_.]{0,99})' in this problem: .*"
 )
 PART_PREFIX = "part."  # the catalog names each part a problem may withhold: part.<module>
+
+# What an exercise may practise (problem.toml `[submission] practises`).
+PRACTISED_PARTS = {
+    "kv-cache": "keys and values kept across steps and appended to, instead of recomputed",
+    "attention": "attending over cached keys and values: RoPE, the mask, grouped heads",
+    "decoding-loop": "greedy decoding, one new token per step",
+    "paged-kv": "keys and values in a pool of fixed-size blocks, read and written through "
+    "block tables",
+    "ragged-batch": "sequences of different lengths decoded in one batch, each with its own length",
+}
+# Which parts each module of the job library does, directly or as a helper (a module that
+# imports another does that one's parts too). Every module of runner/torch_library.py's
+# JOB_LIBRARY has a row; an empty row says the module does no exercise's part.
+LIBRARY_PARTS: dict[str, tuple[str, ...]] = {
+    "mini_llm.attention": ("attention",),
+    "mini_llm.kv_cache": ("kv-cache",),
+    "mini_llm.paged_cache": ("kv-cache", "paged-kv", "ragged-batch"),
+    "mini_llm.generation": ("decoding-loop", "kv-cache", "ragged-batch"),
+    "mini_llm.pool_runner": ("kv-cache", "paged-kv", "ragged-batch"),
+    "mini_llm.serving_trace": ("decoding-loop", "kv-cache", "paged-kv", "ragged-batch"),
+    "mini_llm.sampling": (),
+}
+# Why a module that does none of a problem's parts is left in its job: what it is for.
+LIBRARY_ROLES = {
+    "mini_llm.attention": "the attention layer the model's forward pass runs",
+    "mini_llm.kv_cache": "a contiguous KV cache a learner's loop may keep",
+    "mini_llm.paged_cache": "a KV cache in blocks of a pool, through block tables",
+    "mini_llm.generation": "greedy and sampled generation through a KV cache",
+    "mini_llm.pool_runner": "a model computing over a pool of KV blocks (the capstone's runner)",
+    "mini_llm.serving_trace": "the capstone's traces and their driver",
+    "mini_llm.sampling": "picks the next token from logits (greedy is one argmax)",
+}
+
+
+def withheld_for(practises: tuple[str, ...]) -> tuple[str, ...]:
+    """Every module of the job library that does a part an exercise practises, in the
+    table's order."""
+    wanted = set(practises)
+    return tuple(m for m, parts in LIBRARY_PARTS.items() if wanted.intersection(parts))
 
 
 class WithheldModule(ModuleNotFoundError):

@@ -53,17 +53,88 @@ def _serve(request_fd: int, result_fd: int) -> None:
     load = read_frame(request_fd, reader)
     if load is None or load.header.get("type") != "load":
         os._exit(3)
-    driver, sub = _load(load.header, result_fd)
+    sub: object
+    if load.header.get("drive"):  # a trusted driver: the submission is in another process
+        from judge.run.remote import Channel, HostedSubmission
+
+        channel = Channel(request_fd, result_fd, reader)
+        names = [str(n) for n in load.header["names"]]  # type: ignore[attr-defined]
+        driver, sub = _load_driver(load.header, result_fd), HostedSubmission(channel, names)
+    else:
+        driver, sub = _load(load.header, result_fd)
     if sub is None:
         _exit_quietly()
         return
+    host = None
+    if load.header.get("hosted"):
+        names = [str(n) for n in load.header["names"]]  # type: ignore[attr-defined]
+        host = _Host(request_fd, result_fd, reader, {n: getattr(sub, n) for n in names})
     while (frame := read_frame(request_fd, reader)) is not None:
-        answer = _run_case(driver, sub, frame.header)
+        if host is not None:
+            answer = host.case(frame.header)
+        else:
+            answer = _run_case(driver, sub, frame.header)
         # What the case printed reaches its pipes before its answer, so the parent can tell
         # which case printed it (output during hidden cases is withheld from the learner).
         _flush_output()
         write_frame(result_fd, answer)
     _exit_quietly()
+
+
+def _load_driver(header: dict[str, object], result_fd: int) -> types.ModuleType:
+    """A trusted driver's cases.py, loaded in its own process (judge/run/hosted_session.py)."""
+    device = header.get("device", "cpu")
+    if device != "cpu":
+        from judge.run.job_device import set_job_device
+
+        set_job_device(device)
+    driver = types.ModuleType("cases")
+    exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
+    sys.modules["cases"] = driver
+    write_frame(result_fd, encode_frame({"type": "loaded"}))
+    return driver
+
+
+class _Host:
+    """The job's side of a hosted problem: each case, answer the driver's calls on the
+    submission's objects (judge/run/remote.py) until the parent ends it."""
+
+    def __init__(
+        self, request_fd: int, result_fd: int, reader: FrameReader, names: dict[str, object]
+    ) -> None:
+        from judge.run.remote import Channel
+
+        self.request_fd, self.reader = request_fd, reader
+        self.channel = Channel(request_fd, result_fd, reader, refuse=_refusal, driver=False)
+        self.channel.names = names  # the submission's names the problem asks for
+
+    def case(self, header: dict[str, object]) -> bytes:
+        from judge.run.remote import CALL, END, ENDED, HOST
+
+        name = header.get("name")
+        if header.get("type") != HOST:
+            os._exit(3)
+        channel = self.channel
+        try:
+            while (frame := read_frame(self.request_fd, self.reader)) is not None:
+                kind = frame.header.get("type")
+                if kind == END:
+                    return encode_frame({"type": ENDED, "name": name})
+                if kind != CALL:
+                    os._exit(3)
+                channel.serve(frame.header)
+                _restore_builtins()
+        finally:
+            channel.objects.clear()  # the case's objects end with it
+        os._exit(0)
+
+
+def _refusal(exc: BaseException) -> dict[str, object]:
+    """The learner's code raised inside a call: the error answer a plain child sends."""
+    from judge.run.remote import RAISE, builtin_base
+
+    _restore_builtins()
+    return {**error_answer(None, exc), "type": RAISE, "builtin": builtin_base(exc)}
 
 
 def _load(
@@ -80,7 +151,8 @@ def _load(
 
         install([str(m) for m in withheld])  # type: ignore[attr-defined]
     driver = types.ModuleType("cases")
-    exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
+    if not header.get("hosted"):  # a hosted job never runs the driver: it runs elsewhere
+        exec(compile(str(header["driver"]), "cases.py", "exec"), driver.__dict__)
     sys.modules["cases"] = driver
     if header.get("threads_only"):  # a CPU rule: no helper process may escape its count
         from judge.run.threads_only import refuse_processes
@@ -144,7 +216,7 @@ def _load_error(kind: str, line: int | None, message: str, tb: str = "") -> dict
 
 def _run_case(
     driver: types.ModuleType,
-    sub: types.ModuleType,
+    sub: object,
     header: dict[str, object],
 ) -> bytes:
     name = header.get("name")

@@ -149,13 +149,24 @@ def _one_case(
     """The case run on `source` in a fresh child on `device`: its outcome, observation kept."""
     seen: list[Outcome] = []
     handle = launcher.launch(problem, problem.limits, device)
+    driver = None
     try:
         budget = budget_for(expected) if expected is not None else None
-        session = Session(handle, problem.limits, problem.tier, budget)
+        if problem.hosted:  # its driver in a trusted child of its own, as in a judged run
+            from judge.run.hosted_session import HostedSession, start_driver
+
+            driver = start_driver(problem, launcher, problem.limits, device)
+            session: Session = HostedSession(handle, driver, problem.limits, problem.tier, budget)
+        else:
+            session = Session(handle, problem.limits, problem.tier, budget)
         load = load_message(problem, source, device)
         result = session.run(load, [custom.case], on_outcome=lambda _, o: seen.append(o))
     finally:
-        handle.cleanup()
+        try:
+            if driver is not None:
+                driver.cleanup()
+        finally:
+            handle.cleanup()
     return (seen[0] if seen else Outcome(OutcomeKind.SKIPPED)), result
 
 

@@ -220,8 +220,13 @@ def _drive(
         reference = load_message(problem, problem.reference_source(), run.device)
         run.cpu = calibrate(problem, cases, launcher, limits, reference, run.device)
     handle = launcher.launch(problem, limits, run.device)
-    pacer = None
+    pacer, driver = None, None
     try:
+        if problem.hosted:
+            from judge.run.hosted_session import start_driver  # only hosted problems pay
+
+            # Its interpreter, torch and the models load while everything else prepares.
+            driver = start_driver(problem, launcher, limits, run.device)
         if problem.speed is not None:
             from judge.run.pacer import Pacer  # only speed problems pay for it
 
@@ -251,7 +256,12 @@ def _drive(
             return speed_only and any(r.verdict is not Verdict.AC for r in graded)
 
         budget = run.budget or budget_for(want)
-        session = Session(handle, limits, problem.tier, budget, run.cpu)
+        if driver is not None:
+            from judge.run.hosted_session import HostedSession
+
+            session: Session = HostedSession(handle, driver, limits, problem.tier, budget)
+        else:
+            session = Session(handle, limits, problem.tier, budget, run.cpu)
         skip = not_worth_timing if problem.speed is not None else None
         load = load_message(problem, source, run.device)
         counted = None
@@ -271,7 +281,11 @@ def _drive(
             if pacer is not None:
                 pacer.close()
         finally:
-            handle.cleanup()
+            try:
+                if driver is not None:
+                    driver.cleanup()
+            finally:
+                handle.cleanup()
 
 
 def _phases(progress: Progress, cases: list[Case]) -> Callable[[int, int], None]:

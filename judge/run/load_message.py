@@ -1,5 +1,6 @@
 """The message that loads a source into a child: the submission's into its job, the
-reference's into a trusted child (calibration, the pacer, the reference cache)."""
+reference's into a trusted child (calibration, the pacer, the reference cache), and a hosted
+problem's cases.py into its trusted driver."""
 
 from __future__ import annotations
 
@@ -17,10 +18,24 @@ def load_message(
     return {
         "type": "load",
         "source": source,
-        "driver": problem.cases_source(),
+        # A hosted job answers a trusted driver's calls: its cases.py runs elsewhere.
+        "driver": "" if problem.hosted else problem.cases_source(),
+        "hosted": problem.hosted,
         "names": list(problem.names),
         "withheld": list(problem.withheld),
         "threads_only": counted_cpu and can_refuse_processes(),
+        "device": device.value,
+    }
+
+
+def driver_load_message(problem: ProblemSpec, device: Device = Device.CPU) -> dict[str, object]:
+    """What a hosted problem's trusted driver loads: its cases.py, and the names it will
+    call in the job (judge/run/hosted_session.py)."""
+    return {
+        "type": "load",
+        "drive": True,
+        "driver": problem.cases_source(),
+        "names": list(problem.names),
         "device": device.value,
     }
 

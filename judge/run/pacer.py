@@ -48,11 +48,28 @@ class Pacer:
     ) -> None:
         self._submission = submission
         self._child = launcher.launch_trusted(problem, limits, device)
-        self._session = Session(self._child, limits, problem.tier)
+        self._driver: ChildHandle | None = None
+        try:
+            self._session = self._open_session(problem, launcher, limits, device)
+        except BaseException:
+            self._child.cleanup()
+            raise
         # On the submission's device: the pair is timed on the same kind of hardware.
         self._load = load_message(problem, problem.reference_source(), device)
         self._loaded = False
         self.seconds: dict[str, float] = {}
+
+    def _open_session(
+        self, problem: ProblemSpec, launcher: Launcher, limits: Limits, device: Device
+    ) -> Session:
+        """A plain session; for a hosted problem, the reference hosted as the submission is,
+        with a trusted driver of its own: both pay the same calls, and the pair stays fair."""
+        if not problem.hosted:
+            return Session(self._child, limits, problem.tier)
+        from judge.run.hosted_session import HostedSession, start_driver
+
+        self._driver = start_driver(problem, launcher, limits, device)
+        return HostedSession(self._child, self._driver, limits, problem.tier)
 
     def before(self, case: Case) -> None:
         """Called just before `case` is sent to the submission."""
@@ -80,7 +97,11 @@ class Pacer:
             if self._loaded:
                 self._session.close()
         finally:
-            self._child.cleanup()
+            try:
+                if self._driver is not None:
+                    self._driver.cleanup()
+            finally:
+                self._child.cleanup()
 
 
 __all__ = ["Pacer", "PacingFailed"]

@@ -174,7 +174,7 @@ class Session:
                 on_outcome(case, outcome)
             outcomes.append(outcome.without_observation())
             # Once the child is gone (killed, crashed, desynchronised) the rest are not run.
-            alive = alive and outcome.kind not in _FATAL
+            alive = alive and outcome.kind not in FATAL_OUTCOMES
             if progress is not None:
                 progress(len(outcomes), len(cases))
         return self._finish(start, None, outcomes)
@@ -222,7 +222,7 @@ class Session:
         self._drain_output()  # flushed before the answer, so already in the pipes
         printed = self.streams.close_case()
         outcome = self._outcome(case, got, elapsed, cpu0, allowance, cpu_end)
-        if self.streams.exceeded() and outcome.kind not in _FATAL:
+        if self.streams.exceeded() and outcome.kind not in FATAL_OUTCOMES:
             # What it printed just before answering took it over the limit: this case's doing.
             self.handle.kill()
             outcome = Outcome(OutcomeKind.OUTPUT_LIMIT, elapsed, message=self._too_much_output())
@@ -254,7 +254,7 @@ class Session:
         if isinstance(got, Outcome):
             return Outcome(got.kind, elapsed, message=got.message, exit=got.exit, cpu_s=used)
         items = self.budget.for_case(case.name).items if self.budget is not None else MAX_ITEMS
-        return _interpret(got, case.name, elapsed, self.max_line, items).with_cpu(used)
+        return interpret_answer(got, case.name, elapsed, self.max_line, items).with_cpu(used)
 
     def _exchange(
         self, request: bytes, deadline: float, cpu_end: float | None = None
@@ -275,7 +275,7 @@ class Session:
             self.corrupted = True
             self.handle.kill()
             return Outcome(OutcomeKind.PROTOCOL, message=f"the result channel was corrupted: {exc}")
-        except _OutputLimit:
+        except OutputLimitHit:
             self.handle.kill()
             return Outcome(OutcomeKind.OUTPUT_LIMIT, message=self._too_much_output())
         except TimeoutError:
@@ -284,7 +284,7 @@ class Session:
         except _CpuSpent:
             self.handle.kill()  # the caller sees the count over the allowance and says so
             return Outcome(OutcomeKind.TIMEOUT, message="CPU time limit exceeded")
-        except _ChildGone:
+        except ChildGone:
             self.handle.kill()
             return Outcome(OutcomeKind.CRASH, exit=self.handle.wait(5.0))
         finally:
@@ -295,7 +295,7 @@ class Session:
     def _pump(self, deadline: float, cpu_end: float | None = None) -> Frame:
         while not self.frames:
             if not self.result_open:
-                raise _ChildGone
+                raise ChildGone
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
@@ -303,7 +303,7 @@ class Session:
             for key, _ in self.sel.select(wait):
                 self._on_ready(int(key.fd))
             if self.streams.exceeded():
-                raise _OutputLimit
+                raise OutputLimitHit
             if cpu_end is not None and not self.frames:
                 used = self.handle.cpu_seconds()
                 if used is not None and used > cpu_end:
@@ -420,16 +420,16 @@ _SKIPPED = Outcome(OutcomeKind.SKIPPED)
 _NOT_TIMED = Outcome(OutcomeKind.SKIPPED, message=NOT_TIMED)
 _TOO_MUCH_DATA = "returned far more data than this problem's answers hold"
 _TRAILING = "wrote bytes that are not an answer to the result channel after its last answer"
-_FATAL = frozenset(
+FATAL_OUTCOMES = frozenset(
     {OutcomeKind.TIMEOUT, OutcomeKind.CRASH, OutcomeKind.PROTOCOL, OutcomeKind.OUTPUT_LIMIT}
 )
 
 
-class _OutputLimit(Exception):
+class OutputLimitHit(Exception):
     pass
 
 
-class _ChildGone(Exception):
+class ChildGone(Exception):
     pass
 
 
@@ -437,7 +437,9 @@ class _CpuSpent(Exception):
     """A calibrated case's CPU allowance ran out before it answered."""
 
 
-def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items: int) -> Outcome:
+def interpret_answer(
+    frame: Frame, name: str, elapsed: float, max_line: int, max_items: int
+) -> Outcome:
     header = frame.header
     if header.get("name") != name:
         return Outcome(OutcomeKind.PROTOCOL, elapsed, message="the child answered a different case")
@@ -454,14 +456,16 @@ def _interpret(frame: Frame, name: str, elapsed: float, max_line: int, max_items
         return Outcome(
             OutcomeKind.ERROR,
             elapsed,
-            message=_text(header.get("message")),
-            exception=_text(header.get("exception")),
+            message=child_text(header.get("message")),
+            exception=child_text(header.get("exception")),
             line=_line(header.get("line"), max_line),
-            traceback=_text(header.get("traceback")),
+            traceback=child_text(header.get("traceback")),
             step=_step(header.get("step")),
         )
     if kind == "bad_observation":
-        return Outcome(OutcomeKind.BAD_OBSERVATION, elapsed, message=_text(header.get("message")))
+        return Outcome(
+            OutcomeKind.BAD_OBSERVATION, elapsed, message=child_text(header.get("message"))
+        )
     return Outcome(OutcomeKind.PROTOCOL, elapsed, message=f"unknown message type {kind!r:.40}")
 
 
@@ -471,7 +475,7 @@ TEXT_CHARS = 4200
 LOAD_MESSAGE_CHARS = 2200
 
 
-def _text(value: object, limit: int = TEXT_CHARS) -> str:
+def child_text(value: object, limit: int = TEXT_CHARS) -> str:
     """A string from the child, bounded (saying how much was cut) and made encodable (JSON
     allows lone surrogates, which no UTF-8 page, file or database column takes)."""
     if type(value) is not str:
@@ -497,6 +501,6 @@ def _load_error(header: dict[str, object], max_line: int) -> dict[str, object]:
     return {
         "kind": kind if kind in _LOAD_ERROR_KINDS else "exception",
         "line": _line(header.get("line"), max_line),
-        "message": _text(header.get("message"), LOAD_MESSAGE_CHARS),
-        "traceback": _text(header.get("traceback")),
+        "message": child_text(header.get("message"), LOAD_MESSAGE_CHARS),
+        "traceback": child_text(header.get("traceback")),
     }

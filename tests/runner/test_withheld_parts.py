@@ -1,7 +1,9 @@
 """Issue 20, section 1: a torch-tier problem cannot be passed by calling the library's own
 version of the part it asks the learner to write.
 
-Each torch problem names in problem.toml what it withholds ([submission] withheld). In a
+Each torch problem names in problem.toml what its exercise practises ([submission]
+practises), and withholds every module of the job library that does one of those parts
+(judge/problem/withheld.py). In a
 sandboxed job those modules were never loaded into the worker, are not loaded into the job,
 and their files are not visible there; transformers (whose caches, attention and generate
 would do the same work) is not in the sandbox at all. Reaching for one is a clear verdict
@@ -66,6 +68,30 @@ def batched_greedy(model, prompts, max_new_tokens, stop_tokens):
     cache = PagedKVCache.for_model(model.cfg, 64, 16)
     raise NotImplementedError
 """
+
+# Issue 35's red-team pass: the capstone's runner was in every job and withheld nowhere. Its
+# pool keeps each row's own length (batched-decode's padding and mask done for it: AC 20/20)
+# and its table cache's read is the gather through block tables (paged-attention: AC 37/37).
+RUNNER_CHEATS = {
+    "batched-decode": """\
+from mini_llm.pool_runner import PoolRunner
+
+def batched_greedy(model, prompts, max_new_tokens, stop_tokens):
+    runner = PoolRunner(model, 256, 16, 4096)
+    raise NotImplementedError
+""",
+    "paged-attention": """\
+import torch
+from mini_llm.pool_runner import _TableCache
+
+def write_kv(k_pool, v_pool, slot_mapping, k, v):
+    raise NotImplementedError
+
+def paged_decode_attention(q, k_pool, v_pool, block_tables, context_lens, scale):
+    raise NotImplementedError
+""",
+    "kv-cache": "from mini_llm.serving_trace import PoolRunner as KVCache\n",
+}
 
 # Imported inside a function, the refusal comes at the first case: RE, with the same words.
 LATE_IMPORT = """\
@@ -144,6 +170,21 @@ def test_batched_decode_cannot_hand_its_ragged_rows_to_the_paged_cache(
     assert error["message_args"]["module"] == "mini_llm.paged_cache", error  # type: ignore[index]
 
 
+@pytest.mark.parametrize("slug", sorted(RUNNER_CHEATS))
+def test_the_capstones_runner_cannot_do_another_problems_exercise(
+    slug: str, launcher: SandboxLauncher
+) -> None:
+    """Regression (issue 35, section 2): pool_runner was withheld nowhere; each problem's
+    withheld modules are now derived from what it practises, and the runner does three of
+    those parts."""
+    report = _judge(slug, RUNNER_CHEATS[slug], launcher)
+    assert report.verdict is Verdict.CE, report.to_dict()
+    error = report.compile_error
+    assert error is not None and error["message_key"] == "load.withheld", error
+    module = error["message_args"]["module"]  # type: ignore[index]
+    assert module in ("mini_llm.pool_runner", "mini_llm.serving_trace"), error
+
+
 def test_a_withheld_module_imported_inside_a_function_is_a_runtime_error_saying_why(
     launcher: SandboxLauncher,
 ) -> None:
@@ -173,9 +214,7 @@ def test_a_withheld_part_cannot_be_found_in_the_job_by_any_route(
             "mini_llm.errors",
             "mini_llm.loading",
             "mini_llm.model",
-            "mini_llm.pool_runner",
             "mini_llm.sampling",
-            "mini_llm.serving_trace",
             "mini_llm.zoo",
         ],
         "transformers": False,
