@@ -3,9 +3,10 @@
 The reference is accepted on every case (public seed and two other seeds), the starter
 is not, every wrong solution fails exactly where its header declares (verdict, first
 failing case, and step of a trace; it is run up to that case and no further) and differs
-from the reference by no more lines than it declares, every solutions/accepted/*.py (another right solution: slower, or another
-layout) is accepted, and two runs of the reference give identical observations. difflib is
-imported only when a wrong solution's diff is measured, never on `judge run`'s path.
+from the reference by no more lines than it declares, every solutions/accepted/*.py
+(another right solution: slower, or another layout) is accepted, and two runs of the
+reference give identical observations. difflib is imported only when a wrong solution's
+diff is measured, never on `judge run`'s path.
 """
 
 from __future__ import annotations
