@@ -26,7 +26,9 @@ from judge.run.cpu_clock import cgroup_cpu_seconds, cpuacct_seconds
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 # cpuacct: the job's CPU time, counted by the kernel for every task that ever ran in it.
-_V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+# freezer: the job stopped as one unit (a fork while it freezes is frozen too).
+_V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
+FREEZE_WAIT_S = 2.0  # how long freeze() waits for the kernel to report every task frozen
 V2_CONTROLLERS = ("cpu", "memory", "pids")
 RUNNER_LEAF = "judge-runner"  # v2: where the runner moves itself so its cgroup may delegate
 CPU_PERIOD_US = 100_000
@@ -43,6 +45,19 @@ class CgroupSupport:
     @property
     def controllers(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.dirs)
+
+    @property
+    def freezer(self) -> str:
+        """How a job is stopped as one unit here, in words (doctor prints it): the kernel's
+        freezer, or none (then runner/pidns.py's walk sends SIGSTOP process by process)."""
+        if self.version == 2:
+            return "cgroup v2 freezer (cgroup.freeze)"
+        if "freezer" in self.controllers:
+            return "cgroup v1 freezer (freezer.state)"
+        return (
+            "none: SIGSTOP to each process of the job's pid namespace, pass by pass (a process "
+            "that forks and exits between two passes can run while the job is paused)"
+        )
 
 
 def detect() -> CgroupSupport:
@@ -258,8 +273,35 @@ class JobCgroup:
         control = (self.dirs["memory"] / "memory.oom_control").read_text().split()
         return "oom_kill" in control and int(control[control.index("oom_kill") + 1]) > 0
 
+    @property
+    def can_freeze(self) -> bool:
+        if self.support.version == 2:
+            return (self.dirs["unified"] / "cgroup.freeze").exists()
+        return "freezer" in self.dirs
+
+    def freeze(self) -> bool:
+        """Stop every task inside at once, as the kernel's freezer does (a task forked while
+        the cgroup freezes is frozen too; none can leave the cgroup). True once the kernel
+        reports the whole cgroup frozen, False if it did not within FREEZE_WAIT_S."""
+        if self.support.version == 2:
+            unified = self.dirs["unified"]
+            (unified / "cgroup.freeze").write_text("1")
+            return _wait_for(lambda: "frozen 1" in (unified / "cgroup.events").read_text())
+        state = self.dirs["freezer"] / "freezer.state"
+        state.write_text("FROZEN")
+        return _wait_for(lambda: state.read_text().strip() == "FROZEN")
+
+    def thaw(self) -> None:
+        """Let every task inside run again (harmless on a cgroup that is not frozen)."""
+        with contextlib.suppress(OSError):
+            if self.support.version == 2:
+                (self.dirs["unified"] / "cgroup.freeze").write_text("0")
+            elif "freezer" in self.dirs:
+                (self.dirs["freezer"] / "freezer.state").write_text("THAWED")
+
     def kill_all(self) -> None:
-        """SIGKILL every process still inside; repeat while a fork races the sweep."""
+        """SIGKILL every process still inside; repeat while a fork races the sweep. A frozen
+        cgroup is thawed after the signals go out: on v1 a frozen task dies only once thawed."""
         for _ in range(50):
             pids = self.pids()
             if not pids:
@@ -267,6 +309,8 @@ class JobCgroup:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+            if self.can_freeze:
+                self.thaw()
             time.sleep(0.01)
 
     def remove(self, timeout: float = 5.0) -> None:
@@ -283,3 +327,17 @@ class JobCgroup:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.01)
+
+
+def _wait_for(done: object, timeout: float = FREEZE_WAIT_S) -> bool:
+    """Poll `done()` every millisecond until it is true (True) or `timeout` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if done():  # type: ignore[operator]
+                return True
+        except OSError:
+            return False
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)

@@ -34,6 +34,7 @@ def collect() -> dict[str, Any]:
         "version": cgroups.version,
         "controllers": list(cgroups.controllers),
         "note": cgroups.reason,
+        "pause": cgroups.freezer,
     }
     report["gpu_nodes"] = sorted(n for pattern in GPU_NODE_PATTERNS for n in glob.glob(pattern))
     report["device_memory"] = device_memory_line(report["gpu_nodes"])
@@ -69,6 +70,7 @@ def render(report: dict[str, Any]) -> list[str]:
     lines.append(f"job user            {ident['user']} (uid {ident['uid']}; {switched})")
     cg = report["cgroups"]
     lines.append(f"cgroups             {cg['note']}")
+    lines.append(f"pausing a job       {cg.get('pause', 'unknown')}")
     facts = report["probe"]
     if "error" in facts:
         lines.append(f"sandbox probe       FAILED: {facts['error']}")

@@ -177,15 +177,23 @@ class SandboxJob:
             # Its whole pid namespace dies with it; cleanup() still sweeps the cgroup.
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            if self.cgroup is not None and self.cgroup.can_freeze:
+                self.cgroup.thaw()  # a frozen pid 1 dies only once thawed (cgroup v1)
         elif self.cgroup is not None:
             self.cgroup.kill_all()
 
     def pause(self) -> None:
-        """Stop every process of the job (its pid namespace: none can leave it) until resume()."""
-        if self.pid_ns is not None:
+        """Stop every process of the job until resume(): as one unit, by the cgroup freezer,
+        where the job has one (a chain of processes that fork and exit cannot outrun it);
+        else, and where the freezer did not finish, by SIGSTOP to each member of its pid
+        namespace, pass by pass (runner/pidns.py)."""
+        frozen = self.cgroup is not None and self.cgroup.can_freeze and self.cgroup.freeze()
+        if not frozen and self.pid_ns is not None:
             self.pid_ns.stop_all()
 
     def resume(self) -> None:
+        if self.cgroup is not None and self.cgroup.can_freeze:
+            self.cgroup.thaw()
         if self.pid_ns is not None:
             self.pid_ns.continue_all()
 
