@@ -5,8 +5,10 @@ is not, every wrong solution fails exactly where its header declares (verdict, f
 failing case, and step of a trace; it is run up to that case and no further) and differs
 from the reference by no more lines than it declares, every solutions/accepted/*.py
 (another right solution: slower, or another layout) is accepted, and two runs of the
-reference give identical observations. difflib is imported only when a wrong solution's
-diff is measured, never on `judge run`'s path.
+reference give identical observations. A speed problem's timed cases are run and checked
+like any case, but not paced (the reference is not timed beside each one): a check proves
+verdicts, and a score's pairing is the pacer's own tests' business. difflib is imported
+only when a wrong solution's diff is measured, never on `judge run`'s path.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class _Trusted:
         got = self._inputs(seed)
         cases = got.cases if got.cases is None or through is None else got.cases[:through]
         return judge_source(
-            self.problem, source, seed=seed, launcher=self.launcher,
+            self.problem, source, seed=seed, launcher=self.launcher, pace=False,
             cases=cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
         )  # fmt: skip
 

@@ -68,6 +68,7 @@ def judge_source(
     cpu: dict[str, CpuAllowance] | None = None,
     cases: list[Case] | None = None,
     solution: str = "",
+    pace: bool = True,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
@@ -75,12 +76,15 @@ def judge_source(
     (the runner's); else they are computed here. `solution` names the learner's file in the
     tests that reproduce failing public cases (default: the name `judge init` writes).
     The job's device is the launcher's choice (its device_for), made here before anything
-    runs: DeviceUnavailable, a JudgeError, where this host cannot judge the problem."""
+    runs: DeviceUnavailable, a JudgeError, where this host cannot judge the problem.
+    `pace` False runs a speed problem's timed cases without the reference timed beside each
+    (`judge check`, which proves verdicts: the score is then the unpaired rate)."""
     if problem.kind != ProblemKind.CODE:
         raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
     device = job_device_for(problem, launcher)
     run = TrustedInputs(cases, expected, budget, cpu, device)
+    run.pace = pace
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
@@ -144,7 +148,7 @@ class TrustedInputs:
     """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
     check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cases", "cpu", "device", "expected")
+    __slots__ = ("budget", "cases", "cpu", "device", "expected", "pace")
 
     def __init__(
         self,
@@ -156,6 +160,7 @@ class TrustedInputs:
     ) -> None:
         self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
         self.device = device
+        self.pace = True  # a speed problem's reference timed beside each timed case
 
 
 def expected_observations(
@@ -227,7 +232,7 @@ def _drive(
 
             # Its interpreter, torch and the models load while everything else prepares.
             driver = start_driver(problem, launcher, limits, run.device)
-        if problem.speed is not None:
+        if problem.speed is not None and run.pace:
             from judge.run.pacer import Pacer  # only speed problems pay for it
 
             # Its child starts now, beside the submission's: both load meanwhile.

@@ -347,3 +347,30 @@ def test_judge_check_measures_each_calibrated_case_once_whatever_the_seed(
     # once per name: a generated case drawn from the public seed and one from a secret
     # seed are two cases (issue 23), each measured once
     assert sorted(measured) == ["hidden-long-hidden", "long", "public-long-hidden"]
+
+
+def test_judge_check_runs_a_speed_problems_timed_cases_without_pacing_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check proves verdicts: the timed cases run and are checked, and no reference is
+    timed beside them (which doubled decode-throughput's and serve-engine's checks)."""
+    from problem_factory import write_files, write_paced_problem
+
+    import judge.run.pacer
+
+    def no_pacer(*args: object, **kwargs: object) -> None:
+        raise AssertionError("judge check paced a timed case")
+
+    monkeypatch.setattr(judge.run.pacer, "Pacer", no_pacer)
+    folder = write_paced_problem(tmp_path / "problems")
+    write_files(
+        folder,
+        {
+            "solutions/wrong/minus.py": "# expect: WA at case check\n# differs: 3 lines\n"
+            "import time\n\n\ndef total(a, n):\n    return a - n\n",
+            "solutions/wrong/crash.py": "# expect: RE at case check\n# differs: 3 lines\n"
+            "import time\n\n\ndef total(a, n):\n    return 1 // 0\n",
+        },
+    )
+    result = check_problem(load_problem(folder))
+    assert failing(result) == {}, failing(result)
