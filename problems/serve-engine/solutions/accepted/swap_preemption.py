@@ -1,6 +1,10 @@
 """Accepted: the reference's schedule, but a preempted request is swapped out to the
 runner's host blocks (swap_out) and swapped back in (swap_in) instead of recomputed, where
-the host has room for its blocks; it recomputes only when the host is full."""
+the host has room for its blocks and none of them is shared; it recomputes otherwise. A
+shared prompt block stays in the pool for the others, and on its return the request finds
+it again by its prefix, as the reference does: swapping it out too would bring it back as a
+private copy, and on a tight pool shared by a system prompt those copies kept newcomers
+waiting past the time-to-first-token bound (WA on about one fresh seed in three)."""
 
 from collections import deque
 
@@ -113,9 +117,10 @@ class Engine:
         req.table, req.computed, req.registered = [], 0, 0
 
     def preempt(self, req):
-        """Swap its blocks out to the host (or, with no room there, recompute later): its
-        pool blocks go back, its tokens stay, it waits at the head."""
-        if req.computed and len(req.table) <= len(self.host_free):
+        """Swap its blocks out to the host (or, with no room there or a block shared,
+        recompute later): its pool blocks go back, its tokens stay, it waits at the head."""
+        private = all(self.refs[block] == 1 for block in req.table)
+        if req.computed and private and len(req.table) <= len(self.host_free):
             pairs = [(block, self.host_free.popleft()) for block in req.table]
             self.runner.swap_out(pairs)
             req.host, req.swapped = [host for _, host in pairs], req.computed
