@@ -112,12 +112,24 @@ cluster-stop:
 # thirty slowest tests are listed at the end: where the suite's time goes, in every CI log.
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -q --durations=30 $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
+# After the tests, where their time went by kind of work and by file (devtools/suite_cost.py;
+# docs/TESTING.md keeps the figures and the budget), whether they passed or not.
+# Then the web tests marked `database` (what they assert rests on stored rows, SQL or
+# concurrent writes) again, on a throwaway PostgreSQL 15: the platform's scaled-out store.
+REPORT := build/test-report.xml
 test: setup lint typecheck
-	$(PYTEST)
+	@mkdir -p build; start=$$(date +%s); status=0; \
+	$(PYTEST) --junitxml=$(REPORT) || status=$$?; \
+	JUDGE_TEST_STORE=postgresql $(PYTEST) -m database tests/web \
+	  --junitxml=build/test-report-postgresql.xml || status=$$?; \
+	wall=$$(( $$(date +%s) - start )); \
+	echo "test suite: $$wall s of wall time (budget: docs/TESTING.md)"; \
+	$(BIN)/python -m devtools.suite_cost $(REPORT) --wall $$wall --files 15 || true; \
+	exit $$status
 
-# The web suite (tests/web: every test that uses the database; tests/cluster always runs on
-# PostgreSQL) with each test's database on a throwaway PostgreSQL 15 cluster instead of a
-# SQLite file (tests/web/suite_store.py). Not part of `make test`; CI runs it after.
+# The whole web suite (tests/web; tests/cluster always runs on PostgreSQL) with each test's
+# database on a throwaway PostgreSQL 15 cluster instead of a SQLite file
+# (tests/web/suite_store.py). `make test` runs the tests marked `database` this way.
 test-postgres: setup
 	JUDGE_TEST_STORE=postgresql $(PYTEST) tests/web
 

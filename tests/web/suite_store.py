@@ -51,7 +51,9 @@ class PostgresClones:
         name = f"{self.prefix}_{next(self._names)}"
         with connect(self.server.admin_url, autocommit=True) as admin:
             admin.execute(
-                sql.SQL("CREATE DATABASE {} TEMPLATE {} OWNER {}").format(
+                # FILE_COPY: a copy of the template's few files, 20 ms; PostgreSQL 15's
+                # default (WAL_LOG) logs every block of it, 150 ms, once per test.
+                sql.SQL("CREATE DATABASE {} TEMPLATE {} OWNER {} STRATEGY FILE_COPY").format(
                     sql.Identifier(name), sql.Identifier(self.template), sql.Identifier(PG_ROLE)
                 )
             )

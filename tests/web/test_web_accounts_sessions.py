@@ -31,6 +31,10 @@ from web.store import migrate
 from web.store.db import make_engine, transaction, utcnow
 from web.store.models import ApiToken
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 NEW_PASSWORD = "battery-staple-9"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, WRONG
@@ -11,6 +12,10 @@ from web_helpers import csrf_of, make_user, page_login, state, submit, wait_judg
 
 from web.store.db import transaction
 from web.store.models import Judging, Submission
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def test_only_admins_may_rejudge_or_hide(client: FlaskClient) -> None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from flask.testing import FlaskClient
 from web_helpers import PASSWORD, make_user
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def error_of(response) -> dict:  # type: ignore[no-untyped-def]

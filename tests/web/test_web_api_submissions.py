@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, SYNTAX_ERROR, WRONG
 from test_web_api_accounts import error_of
 from web_helpers import make_user, submit, wait_judged
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def test_an_accepted_submission_reaches_done_with_per_case_results(

@@ -15,6 +15,10 @@ from web_helpers import PASSWORD, csrf_of, make_user
 
 from web.boards import leaderboard
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 BIG = 2**63  # one past the largest integer SQLite (and a PostgreSQL BIGINT) can hold
 
 

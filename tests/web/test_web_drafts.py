@@ -4,8 +4,13 @@ other cookie write, and nobody else's."""
 
 from __future__ import annotations
 
+import pytest
 from flask.testing import FlaskClient
 from web_helpers import csrf_of, make_user, page_login
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 DRAFT = "def add(a, b):\n    return a  # not yet\n"
 

@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from quiz_factory import RIGHT, write_quiz
@@ -36,6 +37,10 @@ from web import create_app
 from web.judging import core_seam, jobs
 from web.store.db import transaction
 from web.store.models import Submission
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 PRINTS_ITS_ARGS = "def add(a, b):\n    print('ARGS', a, b)\n    return a + b\n"
 ARGS = re.compile(r"ARGS (-?\d+) (-?\d+)")

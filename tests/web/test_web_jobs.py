@@ -15,6 +15,10 @@ from web.judging import jobs
 from web.store.db import transaction
 from web.store.models import Submission
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 
 def test_a_failing_judge_is_retried_then_stored_as_ie_never_wa(
     tmp_path: Path, db_template: Path

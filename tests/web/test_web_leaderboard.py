@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from web_helpers import make_user, state
@@ -11,6 +12,10 @@ from web_helpers import make_user, state
 from web.boards import standings
 from web.store.db import transaction
 from web.store.models import Submission, User
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 T0 = datetime(2026, 11, 1, 12, 0, 0)
 

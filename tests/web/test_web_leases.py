@@ -24,6 +24,10 @@ from web.judging.core_seam import Judge, Progress
 from web.store.db import transaction, utcnow
 from web.store.models import Judging, Standing, Submission
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 
 @dataclass
 class HeldJudge:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -14,6 +15,10 @@ from web.config import sqlite_url
 from web.store import migrate
 from web.store.db import make_engine
 from web.store.models import Base, Submission
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def test_migrated_schema_matches_the_models(tmp_path: Path) -> None:

@@ -4,11 +4,16 @@ the problem page and the overall board."""
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, WRONG
 from test_web_leaderboard import judged
 from web_helpers import make_user, page_login, submit, wait_judged
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def test_the_profile_shows_solved_problems_submissions_and_rank(

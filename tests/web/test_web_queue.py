@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from problem_factory import GOOD
 from web_helpers import make_config, make_user, state, submit
 
@@ -17,6 +18,10 @@ from web import create_app
 from web.judging import jobs
 from web.judging.jobqueue import EmbeddedQueue
 from web.store.models import Submission, SubmissionStatus
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 
 def test_a_delayed_id_leaves_the_worker_free_for_the_others() -> None:

@@ -19,6 +19,10 @@ from web import create_app
 from web.config import RateLimit
 from web.state import EXTENSION
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 QUESTIONS = """
 [[question]]
 id = "pick"

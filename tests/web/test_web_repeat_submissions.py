@@ -28,6 +28,10 @@ from web.config import RateLimit
 from web.errors import Conflict
 from web.store.models import Submission, SubmissionStatus, User
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
 
 

@@ -28,6 +28,10 @@ from web.judging.runs import LOST_AFTER_S, LocalRunDispatch, PublicRuns
 from web.store.db import utcnow
 from web.store.models import ProblemResult, Standing, Submission, User
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 TORCH = "add-torch"  # a torch-tier problem in name only: its cases need nothing but stdlib
 SLOW = "import time\n\ndef add(a, b):\n    time.sleep(0.4)\n    return a + b\n"
 

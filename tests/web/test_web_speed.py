@@ -20,6 +20,10 @@ from judge.grading.report import Report
 from web import create_app
 from web.judging import core_seam
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 SPEED = {
     "unit": "tokens/s",
     "value": 183.2,

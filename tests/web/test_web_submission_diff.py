@@ -23,6 +23,10 @@ from web_helpers import make_config, make_user, state, submit, wait_judged
 from web import create_app
 from web.attempts.diffs import line_diff
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 SECOND = "def add(a, b):\n    total = a + b\n    return total\n"
 
 

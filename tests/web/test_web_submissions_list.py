@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD
 from web_helpers import make_user, submit, wait_judged
+
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
 
 ZH = {"Accept-Language": "zh-CN"}
 EN = {"Accept-Language": "en"}

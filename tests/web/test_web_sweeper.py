@@ -17,6 +17,10 @@ from web.judging.sweeper import Sweeper
 from web.store.db import transaction, utcnow
 from web.store.models import Submission
 
+# What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
+# on PostgreSQL too in `make test` (docs/TESTING.md).
+pytestmark = pytest.mark.database
+
 
 class Sent:
     def __init__(self) -> None:

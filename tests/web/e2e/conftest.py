@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from devtools.chromium import CHROMIUM, launch
+from devtools.chromium import CHROMIUM, CHROMIUM_ARGS, launch
 from devtools.threaded_server import serve_in_thread, url
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -146,22 +146,88 @@ def plain_url(live_server: LiveServer) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def playwright() -> Iterator[Any]:
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (no browser is downloaded)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Any) -> Iterator[Any]:
+    chromium = launch(playwright)
+    yield chromium
+    chromium.close()
+
+
+def _locale(request: pytest.FixtureRequest) -> str:
+    marker = request.node.get_closest_marker("locale")
+    return str(marker.args[0]) if marker else "en-US"
+
+
+@pytest.fixture(scope="session")
+def warm_contexts(
+    playwright: Any, live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """One browser profile per language, kept for the session: a page opened in it finds the
+    Python snapshot an earlier page left (Pyodide ready in about a second instead of three
+    to five), as a learner's browser does from the second problem on. Each test's page still
+    starts with no cookies and no site data but that snapshot (`page`)."""
+    contexts: dict[str, Any] = {}
+
+    def context_for(locale: str) -> Any:
+        if locale not in contexts:
+            context = playwright.chromium.launch_persistent_context(
+                str(tmp_path_factory.mktemp(f"profile-{locale}")),
+                executable_path=str(CHROMIUM),
+                args=list(CHROMIUM_ARGS),
+                locale=locale,
+                base_url=live_server.url,
+                viewport={"width": 1440, "height": 900},
+                extra_http_headers={"Accept-Language": locale},
+            )
+            context.set_default_timeout(20_000)
+            contexts[locale] = context
+        return contexts[locale]
+
+    yield context_for  # type: ignore[misc]
+    for context in contexts.values():
+        context.close()
+
+
+# What a page of the shared profile starts without: every kind of site data but the cache
+# that holds Python's snapshot (a copy of what a fresh start builds, keyed by its version).
+SITE_DATA = "cookies,local_storage,indexeddb,service_workers,websql,file_systems,shader_cache"
 
 
 @pytest.fixture()
-def page(browser: Any, live_server: LiveServer, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh context (cookies, storage) per test; browser language from the marker."""
-    marker = request.node.get_closest_marker("locale")
-    locale = marker.args[0] if marker else "en-US"
+def page(
+    warm_contexts: Any, live_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    """A page with no cookies and no site data (the Python snapshot aside), in the shared
+    profile of the marker's language (`locale`, default en-US)."""
+    context = warm_contexts(_locale(request))
+    tab = context.new_page()
+    cdp = context.new_cdp_session(tab)
+    cdp.send("Storage.clearDataForOrigin", {"origin": live_server.url, "storageTypes": SITE_DATA})
+    cdp.detach()
+    context.clear_cookies()
+    context.clear_permissions()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    tab.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture()
+def fresh_page(
+    browser: Any, live_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    """A page in a context of its own, as a first visit: nothing cached, no snapshot."""
+    locale = _locale(request)
     context = browser.new_context(
         locale=locale,
         base_url=live_server.url,

@@ -159,7 +159,8 @@ def test_code_is_autosaved_per_problem_and_reset_restores_the_starter(page: Any)
     assert editor_text(page) == starter
 
 
-def test_page_loads_nothing_from_outside_the_app(page: Any, live_server: Any) -> None:
+def test_page_loads_nothing_from_outside_the_app(fresh_page: Any, live_server: Any) -> None:
+    page = fresh_page  # a first visit: everything it needs is fetched, nothing cached
     requested: list[str] = []
     page.context.on("request", lambda request: requested.append(request.url))
     open_problem(page)
@@ -170,7 +171,8 @@ def test_page_loads_nothing_from_outside_the_app(page: Any, live_server: Any) ->
     assert requested and not outside
 
 
-def test_a_second_open_restores_python_from_its_snapshot_and_runs(page: Any) -> None:
+def test_a_second_open_restores_python_from_its_snapshot_and_runs(fresh_page: Any) -> None:
+    page = fresh_page  # a first visit: no snapshot yet
     open_problem(page)
     wait_until_python_ready(page)
     first = json.loads(page.get_attribute(".runtime-text", "data-boot") or "{}")
