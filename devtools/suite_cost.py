@@ -46,32 +46,32 @@ def test_file(classname: str) -> str:
     return "/".join(parts) + ".py"
 
 
-def read(report: Path) -> tuple[Counter[str], Counter[str]]:
+def read(report: Path) -> tuple[dict[str, float], Counter[str]]:
     """Seconds and test counts per file."""
-    seconds: Counter[str] = Counter()
+    seconds: dict[str, float] = {}
     counts: Counter[str] = Counter()
     for case in ET.parse(report).getroot().iter("testcase"):
         path = test_file(case.get("classname", ""))
-        seconds[path] += float(case.get("time", 0) or 0)
+        seconds[path] = seconds.get(path, 0.0) + float(case.get("time", 0) or 0)
         counts[path] += 1
     return seconds, counts
 
 
-def table(seconds: Counter[str], counts: Counter[str], rows: int, wall: float | None) -> str:
+def table(seconds: dict[str, float], counts: Counter[str], rows: int, wall: float | None) -> str:
     total = sum(seconds.values())
-    by_kind: Counter[str] = Counter()
+    by_kind: dict[str, float] = {}
     kind_counts: Counter[str] = Counter()
     for path, spent in seconds.items():
-        by_kind[kind_of(path)] += spent
+        by_kind[kind_of(path)] = by_kind.get(kind_of(path), 0.0) + spent
         kind_counts[kind_of(path)] += counts[path]
     lines = ["| kind of work | tests | seconds | share |", "|---|---:|---:|---:|"]
-    for kind, spent in by_kind.most_common():
+    for kind, spent in sorted(by_kind.items(), key=lambda item: -item[1]):
         lines.append(f"| {kind} | {kind_counts[kind]} | {spent:.0f} | {spent / total:.0%} |")
     lines.append(f"| all | {sum(counts.values())} | {total:.0f} | 100% |")
     if wall:
         lines.append(f"\nwall {wall:.0f} s: the tests' seconds are {total / wall:.2f}x the wall")
     lines += ["", "| file | tests | seconds |", "|---|---:|---:|"]
-    for path, spent in seconds.most_common(rows):
+    for path, spent in sorted(seconds.items(), key=lambda item: -item[1])[:rows]:
         lines.append(f"| `{path}` | {counts[path]} | {spent:.1f} |")
     return "\n".join(lines)
 
