@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from web.boards import standings
 from web.state import PlatformState
-from web.store.db import changed, utcnow
+from web.store.db import changed, put_row, utcnow
 from web.store.models import ProblemFlag, Submission, SubmissionStatus
 
 
@@ -58,10 +58,6 @@ _CLEARED = {
 
 def set_hidden(state: PlatformState, db: Session, slug: str, hidden: bool) -> None:
     problem = state.catalog.find(db, slug, admin=True)
-    flag = db.get(ProblemFlag, problem.slug)
-    if flag is None:
-        flag = ProblemFlag(slug=problem.slug)
-        db.add(flag)
-    flag.hidden = hidden
-    flag.updated_at = utcnow()
+    # One upsert: the same form sent twice at once sets the flag twice, never a key error.
+    put_row(db, ProblemFlag, {"slug": problem.slug}, {"hidden": hidden, "updated_at": utcnow()})
     db.commit()

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from web.errors import Invalid
 from web.judging import core_seam
-from web.store.db import iso, utcnow
+from web.store.db import iso, put_row, utcnow
 from web.store.models import Draft
 
 
@@ -32,10 +32,9 @@ def save(db: Session, user_id: int, slug: str, code: str) -> dict[str, Any]:
     reason = core_seam.source_problem(code)
     if reason is not None:
         raise Invalid("invalid_code", reason, field="code")
-    draft = db.get(Draft, (user_id, slug))
-    if draft is None:
-        draft = Draft(user_id=user_id, problem_slug=slug, code=code)
-        db.add(draft)
-    draft.code, draft.updated_at = code, utcnow()
+    # One upsert: two devices saving their first draft at once both succeed (the later wins).
+    now = utcnow()
+    keys = {"user_id": user_id, "problem_slug": slug}
+    put_row(db, Draft, keys, {"code": code, "updated_at": now})
     db.commit()
-    return view(slug, draft)
+    return {"problem": slug, "code": code, "updated_at": iso(now)}

@@ -20,6 +20,7 @@ from judge.problem.spec import ProblemSpec
 from judge.quiz.questions import Question, QuestionType, Quiz
 from web.errors import Invalid, NotFound
 from web.i18n import say
+from web.store.db import put_row
 from web.store.models import QuizReveal, Submission
 
 FIELD_PREFIX = "answer-"  # the form field of question `id` is "answer-<id>"
@@ -93,15 +94,9 @@ def reveal(db: Session, user_id: int, problem: ProblemSpec, question_id: str) ->
     quiz = quiz_of(problem)
     if quiz.question(question_id) is None:
         raise NotFound("unknown_question", say("err_unknown_question", id=question_id))
-    seen = db.scalar(
-        select(QuizReveal.id).where(
-            QuizReveal.user_id == user_id,
-            QuizReveal.problem_slug == problem.slug,
-            QuizReveal.question_id == question_id,
-        )
-    )
-    if seen is None:
-        db.add(QuizReveal(user_id=user_id, problem_slug=problem.slug, question_id=question_id))
+    # Insert or keep the first: a double-clicked give-up is one row, never a unique-key error.
+    keys = {"user_id": user_id, "problem_slug": problem.slug, "question_id": question_id}
+    put_row(db, QuizReveal, keys)
     return dict(quiz.keys[question_id].explanation)
 
 

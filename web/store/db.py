@@ -80,6 +80,26 @@ def changed(db: Session, statement: Executable) -> int:
     return int(result.rowcount)
 
 
+def put_row(
+    db: Session, table: Any, keys: dict[str, Any], values: dict[str, Any] | None = None
+) -> None:
+    """Insert the row `keys` identifies, or, if one is there, set `values` on it (nothing
+    with `values` None): one statement, so two requests writing the same row at once both
+    succeed (a read-then-insert lets the second fail on the unique key: HTTP 500). `keys`
+    must be the columns of a primary key or unique constraint of `table`."""
+    dialect = db.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:  # SQLite, the embedded store
+        from sqlalchemy.dialects.sqlite import insert
+    statement = insert(table).values(**keys, **(values or {}))
+    if values:
+        statement = statement.on_conflict_do_update(index_elements=list(keys), set_=values)
+    else:
+        statement = statement.on_conflict_do_nothing(index_elements=list(keys))
+    db.execute(statement)
+
+
 @contextmanager
 def transaction(sessions: sessionmaker[Session]) -> Iterator[Session]:
     """A session whose work is committed on success and rolled back on error."""
