@@ -87,12 +87,12 @@ def put_row(
     with `values` None): one statement, so two requests writing the same row at once both
     succeed (a read-then-insert lets the second fail on the unique key: HTTP 500). `keys`
     must be the columns of a primary key or unique constraint of `table`."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    # The two dialects spell ON CONFLICT alike; SQLite is the embedded store.
     dialect = db.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:  # SQLite, the embedded store
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(table).values(**keys, **(values or {}))
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement: Any = insert(table).values(**keys, **(values or {}))
     if values:
         statement = statement.on_conflict_do_update(index_elements=list(keys), set_=values)
     else:
