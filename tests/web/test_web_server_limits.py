@@ -21,7 +21,8 @@ from web_helpers import state
 from web import cli, create_app
 from web.config import WebConfig
 from web.i18n import translate
-from web.serving.server import JudgeServer, ServerLimits, client_key, make_server
+from web.serving.client_address import client_key
+from web.serving.server import JudgeServer, ServerLimits, make_server
 
 # Generous: a bound that only a server that stopped answering can pass (a loaded 2-core
 # machine answers in milliseconds); the 1 s figure is bench/bench_server_attacks.py's.

@@ -29,7 +29,7 @@ from web.accounts.auth import (
 )
 from web.errors import ApiError
 from web.i18n import say
-from web.serving.inputs import MAX_ID, client_ip, json_body, required_str
+from web.serving.inputs import MAX_ID, client_address, json_body, required_str
 from web.state import platform
 from web.store.db import changed
 from web.store.models import ApiToken, User
@@ -42,7 +42,7 @@ def register_user(username: Any, password: Any) -> User:
     username, password = check_username(username), check_password(password)
     state = platform()
     state.limiter.hit(
-        f"register:ip:{client_ip()}", state.config.register_per_ip, say("what_accounts")
+        f"register:ip:{client_address()}", state.config.register_per_ip, say("what_accounts")
     )
     key = username_key(username)
     if g.db.scalars(select(User.id).where(User.username_key == key)).first() is not None:
@@ -72,7 +72,7 @@ def authenticate(username: Any, password: Any, *, field: str = "password") -> Us
     toward the per-address cap, which bounds the password hashing one address can cause."""
     if not isinstance(username, str) or not isinstance(password, str):
         raise ApiError(400, "missing_field", say("err_credentials_missing"))
-    state, ip = platform(), client_ip()
+    state, ip = platform(), client_address()
     state.limiter.hit(f"login:ip:{ip}", state.config.login_per_ip, say("what_logins"))
     failures = f"login:failed:{ip}:{username_key(username)[:64]}"
     state.limiter.check(failures, state.config.login_per_user, say("what_failed_logins"))

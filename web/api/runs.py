@@ -18,7 +18,7 @@ from web.accounts.auth import require_user
 from web.errors import Invalid
 from web.i18n import current_language, say
 from web.judging import core_seam
-from web.serving.inputs import client_ip, json_body, required_str
+from web.serving.inputs import client_address, json_body, required_str
 from web.state import platform
 
 bp = Blueprint("api_runs", __name__)
@@ -77,7 +77,7 @@ def _limited(user_id: int, start: Callable[[], dict[str, Any]]) -> dict[str, Any
     run too). Counted only once it starts: a refusal for a busy slot costs nothing."""
     state = platform()
     config, limiter = state.config, state.limiter
-    per_user, per_ip = f"run:user:{user_id}", f"run:ip:{client_ip()}"
+    per_user, per_ip = f"run:user:{user_id}", f"run:ip:{client_address()}"
     limiter.check(per_user, config.run_per_user, say("what_runs"))
     limiter.check(per_ip, config.run_per_ip, say("what_runs_ip"))
     view = start()

@@ -15,7 +15,7 @@ from web.accounts.auth import Viewer, require_user
 from web.attempts import diffs, submissions
 from web.errors import ApiError
 from web.i18n import say
-from web.serving.inputs import client_ip, int_arg, json_body, required_str
+from web.serving.inputs import client_address, int_arg, json_body, required_str
 from web.state import platform
 from web.store.models import SubmissionStatus
 
@@ -32,7 +32,7 @@ def create() -> Any:
     body = json_body(own_check=("code",))  # judge.run.source_check says "not UTF-8" itself
     slug = required_str(body, "problem")
     code = required_str(body, "code")
-    new_id = submissions.create(platform(), g.db, viewer, slug, code, client_ip())
+    new_id = submissions.create(platform(), g.db, viewer, slug, code, client_address())
     url = f"/api/submissions/{new_id}"
     status = SubmissionStatus.QUEUED
     payload = {"id": new_id, "status": status, "url": url, "events_url": f"{url}/events"}
@@ -86,7 +86,7 @@ def events(submission_id: int) -> Response:
     state = platform()
     hidden = submissions.hidden_for(state, g.db, g.viewer)
     submissions.find(g.db, submission_id, hidden)  # 404 before a stream starts
-    claim = state.streams.acquire(g.viewer.id if g.viewer is not None else None, client_ip())
+    claim = state.streams.acquire(g.viewer.id if g.viewer is not None else None, client_address())
     if claim is None:
         raise ApiError(
             503,

@@ -17,7 +17,7 @@ from web.content import guidance, handbook, quiz_marks, quiz_sheets
 from web.content.markdown import render_inline_markdown, render_markdown
 from web.errors import ApiError
 from web.i18n import COOKIE, say
-from web.serving.inputs import client_ip, safe_next
+from web.serving.inputs import client_address, safe_next
 from web.state import platform
 
 bp = Blueprint("problems", __name__)
@@ -151,7 +151,7 @@ def run_quiz(slug: str) -> str:
     with each question marked. Nothing is stored and nothing counts."""
     state, viewer = platform(), g.viewer
     limit = state.config.quiz_run_per_ip
-    state.limiter.hit(f"quiz-run:ip:{client_ip()}", limit, say("what_quiz_runs_ip"))
+    state.limiter.hit(f"quiz-run:ip:{client_address()}", limit, say("what_quiz_runs_ip"))
     problem = state.catalog.find(g.db, slug, admin=viewer is not None and viewer.is_admin)
     quiz = quiz_sheets.quiz_of(problem)
     sheet = quiz_sheets.sheet_from_form(quiz, request.form.to_dict(flat=False))
@@ -175,7 +175,7 @@ def submit(slug: str) -> Any:
         code = quiz_sheets.sheet_from_form(problem.quiz, request.form.to_dict(flat=False))
     if code is None:
         raise ApiError(400, "missing_field", say("err_code_required"), field="code")
-    new_id = submissions.create(state, g.db, viewer, slug, code, client_ip())
+    new_id = submissions.create(state, g.db, viewer, slug, code, client_address())
     return redirect(url_for("submissions.show", submission_id=new_id), code=303)
 
 

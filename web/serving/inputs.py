@@ -14,6 +14,7 @@ from werkzeug.urls import iri_to_uri
 
 from web.errors import ApiError
 from web.i18n import say
+from web.serving.client_address import client_key
 
 # The largest id a row can have: the id columns are INTEGER, 4 bytes on PostgreSQL (SQLite
 # would hold 2**63 - 1, but the answer must not depend on the database). A larger id names
@@ -145,9 +146,11 @@ def _is_site_path(path: str) -> bool:
     return not parts.scheme and not parts.netloc
 
 
-def client_ip() -> str:
-    # Behind a reverse proxy, deploy with werkzeug's ProxyFix so remote_addr is the client.
-    return request.remote_addr or "unknown"
+def client_address() -> str:
+    """The client this request counts as for every per-address limit: its address, an IPv6
+    one by its /64 (web/serving/client_address.py). Behind a reverse proxy, deploy with
+    werkzeug's ProxyFix so that remote_addr is the client's."""
+    return client_key(request.remote_addr or "unknown")
 
 
 # The environ key under which the Host header the client sent is kept once refused.

@@ -29,7 +29,6 @@ a share as large as `--max-connections`).
 from __future__ import annotations
 
 import io
-import ipaddress
 import logging
 import resource
 import socket
@@ -47,6 +46,7 @@ from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask  # type: i
 from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-untyped]
 
 from web.i18n import translate
+from web.serving.client_address import client_key
 
 log = logging.getLogger(__name__)
 
@@ -76,20 +76,6 @@ class ServerLimits:
                 "--max-connections must be at least 1 and --connections-per-address "
                 f"between 1 and it, not {self.connections} and {self.per_address}"
             )
-
-
-def client_key(host: str) -> str:
-    """The share a connection counts against: an IPv4 address, or an IPv6 client's /64
-    (one machine is handed a whole /64, so counting its addresses one by one caps nothing)."""
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host  # a unix socket's peer
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
 
 
 class _TooLargeTask(WSGITask):  # type: ignore[misc]

@@ -10,25 +10,17 @@ the page does by itself). A visitor is counted by its address alone.
 
 from __future__ import annotations
 
-import ipaddress
 import threading
 from collections import Counter
+
+from web.serving.client_address import client_key
 
 StreamClaim = tuple[str, ...]  # the keys one open stream counts against
 
 
 def address_key(address: str) -> str:
-    """`address` as the client it stands for: an IPv6 address by its /64 (one host is given
-    a whole /64), anything else as it is."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return f"ip:{address}"
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:  # ::ffff:10.0.0.1 is the IPv4 client 10.0.0.1
-            return f"ip:{ip.ipv4_mapped}"
-        return f"ip:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
-    return f"ip:{ip}"
+    """`address` as the client it stands for (web/serving/client_address.py)."""
+    return f"ip:{client_key(address)}"
 
 
 class StreamSlots:
