@@ -13,13 +13,14 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, or_, select, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy.orm import Session, aliased, sessionmaker
 
+from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import internal_error
 from judge.verdict import Verdict
@@ -70,6 +71,7 @@ class Claim:
 
 
 def run_job(ctx: JobContext, submission_id: int) -> None:
+    """Judge the fairest queued submission this message may wake (see `_claim`)."""
     claim = _claim(ctx, submission_id)
     if claim is None:
         return  # judged, or held by a live claim elsewhere
@@ -78,57 +80,131 @@ def run_job(ctx: JobContext, submission_id: int) -> None:
         detail = GAVE_UP.format(tries=claim.tries - 1)
         _store(ctx, claim, core_seam.judged_run(0, internal_error(claim.slug, None, detail)))
         return
-    label = f"submission {submission_id}"
+    label = f"submission {claim.submission_id}"
     lease = Lease(ctx.sessions, ctx.lease_s, partial(_write_held, claim), label)
     with KEEPER.held(lease):
         run = _judge(ctx, claim, lease.progress)
     if run.verdict is Verdict.IE and claim.tries < ctx.max_attempts:
         # The judge failed, not the submission: put it back rather than store a verdict.
-        log.warning("submission %s: internal error on try %s; retrying", submission_id, claim.tries)
+        log.warning("submission %s: internal error on try %s; retrying", *_tried(claim))
+        delay = ctx.retry_delay_s * claim.tries
+        # Not taken again before its pause is over (`queued_at` is when it may be).
+        not_before = utcnow() + timedelta(seconds=delay)
         with transaction(ctx.sessions) as db:
-            back = _set_held(db, claim, status=QUEUED, queued_at=utcnow(), lease_until=None)
+            back = _set_held(db, claim, status=QUEUED, queued_at=not_before, lease_until=None)
         if back:  # a failing judge often needs a moment: the queue waits, not this thread
-            ctx.requeue(submission_id, ctx.retry_delay_s * claim.tries)
+            ctx.requeue(claim.submission_id, delay)
         return
     _store(ctx, claim, run)
 
 
+# Rows another worker took first, passed over before a message gives up (each miss means
+# another worker took a row: the queue moved).
+CLAIM_TRIES = 100
+
+
 def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
-    """Take a queued row, or a running one whose lease ran out (its worker died or hangs)."""
-    now = utcnow()
-    with transaction(ctx.sessions) as db:
-        claimed = changed(
-            db,
-            update(Submission)
-            .where(
-                Submission.id == submission_id,
-                or_(
-                    Submission.status == QUEUED,
-                    (Submission.status == RUNNING) & (Submission.lease_until < now),
-                ),
-            )
-            .values(
-                status=RUNNING,
-                started_at=now,
-                attempts=Submission.attempts + 1,
-                tries=Submission.tries + 1,
-                lease_until=now + timedelta(seconds=ctx.lease_s),
-                claimed_by=ctx.worker,
-                **NO_PROGRESS,
+    """Take the fairest row a message for `submission_id` may take: a queued one (or a
+    running one whose lease ran out: its worker died or hangs) of a problem judged on the
+    same kind of worker, from the user with the fewest submissions being judged now, then
+    the one served longest ago (round robin over users), then the longest waiting. Every
+    queued row has a message of its own and each message takes at most one row, so every
+    row is taken; but one user's backlog no longer holds every other user's submission
+    behind it (docs/CLUSTER.md, "Fair judging")."""
+    with ctx.sessions() as db:
+        kin = _judged_alike(ctx, db, submission_id)
+    for _ in range(CLAIM_TRIES):
+        # A transaction per try: what the last one saw (SQLite's snapshot) may be taken.
+        now = utcnow()
+        with transaction(ctx.sessions) as db:
+            chosen = _fairest(db, now, submission_id, kin)
+            if chosen is None:
+                return None
+            claim = _take(ctx, db, now, chosen)
+            if claim is not None:
+                return claim
+    return None
+
+
+def _judged_alike(ctx: JobContext, db: Session, submission_id: int) -> list[str]:
+    """The problems judged on the kind of worker `submission_id`'s problem needs (a GPU
+    one, or any): the rows its message may take."""
+    slug = db.scalar(select(Submission.problem_slug).where(Submission.id == submission_id))
+    try:
+        needs_gpu = needs_a_gpu(ctx.problems.get(slug)) if slug is not None else False
+    except core_seam.UnknownProblem:
+        return []  # its own row only: judged to say the problem is gone
+    return [p.slug for p in ctx.problems.all() if needs_a_gpu(p) == needs_gpu]
+
+
+def needs_a_gpu(problem: ProblemSpec) -> bool:
+    """Judged only on CUDA: only a worker with a GPU may take it."""
+    return Device.CPU not in problem.devices
+
+
+def _fairest(db: Session, now: datetime, submission_id: int, kin: list[str]) -> int | None:
+    other = aliased(Submission)
+    being_judged = (
+        select(func.count())
+        .where(
+            other.user_id == Submission.user_id,
+            other.status == RUNNING,
+            other.lease_until >= now,
+        )
+        .scalar_subquery()
+    )
+    last_served = (  # when this user's latest submission was taken: the longest ago goes first
+        select(func.max(other.started_at)).where(other.user_id == Submission.user_id)
+    ).scalar_subquery()
+    takeable = or_(
+        (Submission.status == QUEUED)
+        & or_(Submission.queued_at.is_(None), Submission.queued_at <= now),
+        (Submission.status == RUNNING) & (Submission.lease_until < now),
+    )
+    return db.scalar(
+        select(Submission.id)
+        .where(takeable, or_(Submission.problem_slug.in_(kin), Submission.id == submission_id))
+        .order_by(
+            being_judged, last_served.asc().nulls_first(), Submission.queued_at, Submission.id
+        )
+        .limit(1)
+    )
+
+
+def _take(ctx: JobContext, db: Session, now: datetime, submission_id: int) -> Claim | None:
+    """Claim `submission_id` if it is still takeable (another worker may have been first)."""
+    claimed = changed(
+        db,
+        update(Submission)
+        .where(
+            Submission.id == submission_id,
+            or_(
+                Submission.status == QUEUED,
+                (Submission.status == RUNNING) & (Submission.lease_until < now),
             ),
         )
-        if claimed != 1:
-            return None
-        row = db.execute(
-            select(
-                Submission.problem_slug,
-                Submission.code,
-                Submission.attempts,
-                Submission.tries,
-                Submission.hidden_seed,
-            ).where(Submission.id == submission_id)
-        ).one()
-        return Claim(submission_id, *row)
+        .values(
+            status=RUNNING,
+            started_at=now,
+            attempts=Submission.attempts + 1,
+            tries=Submission.tries + 1,
+            lease_until=now + timedelta(seconds=ctx.lease_s),
+            claimed_by=ctx.worker,
+            **NO_PROGRESS,
+        ),
+    )
+    if claimed != 1:
+        return None
+    row = db.execute(
+        select(
+            Submission.problem_slug,
+            Submission.code,
+            Submission.attempts,
+            Submission.tries,
+            Submission.hidden_seed,
+        ).where(Submission.id == submission_id)
+    ).one()
+    return Claim(submission_id, *row)
 
 
 def _judge(ctx: JobContext, claim: Claim, progress: core_seam.Progress) -> core_seam.JudgedRun:
@@ -235,6 +311,10 @@ def _store(ctx: JobContext, claim: Claim, outcome: core_seam.JudgedRun) -> None:
             )
         ).one()
         standings.refresh(db, user_id, slug)
+
+
+def _tried(claim: Claim) -> tuple[int, int]:
+    return claim.submission_id, claim.tries
 
 
 def _ids(claim: Claim) -> tuple[int, int]:
