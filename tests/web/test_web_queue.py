@@ -4,6 +4,7 @@ judging thread (issue 14: with two workers, one sleeping retry halved the throug
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -89,12 +90,16 @@ def test_an_internal_error_is_requeued_with_a_pause_instead_of_sleeping(
             judge=_FailsOnce(),
             max_attempts=3,
             requeue=lambda i, delay: requeued.append((i, delay)),
-            retry_delay_s=4.0,
+            retry_delay_s=0.5,
         )
         jobs.run_job(ctx, sid)
-        assert requeued == [(sid, 4.0)]  # the first try's pause, for the queue to wait out
+        assert requeued == [(sid, 0.5)]  # the first try's pause, for the queue to wait out
         with platform.sessions() as db:
             assert db.get(Submission, sid).status is SubmissionStatus.QUEUED
+        jobs.run_job(ctx, sid)  # a message during the pause: the row is not taken yet
+        with platform.sessions() as db:
+            assert db.get(Submission, sid).attempts == 1
+        time.sleep(0.6)
         jobs.run_job(ctx, sid)
         with platform.sessions() as db:
             row = db.get(Submission, sid)
