@@ -87,16 +87,23 @@ def test_a_process_given_the_task_files_moves_itself_in_and_ensure_leaves_it_the
     try:
         for fd in fds:
             os.close(fd)
+        # The child writes one hierarchy's file after another: it is in all of them only
+        # once its last write is done (pids() lists it from the first).
         deadline = time.monotonic() + 30
-        while cgroup.pids() != [proc.pid] and time.monotonic() < deadline:
+        while not cgroup.holds(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert cgroup.pids() == [proc.pid]
         assert cgroup.holds(proc.pid)
+        assert cgroup.pids() == [proc.pid]
         cgroup.ensure(proc.pid)
         assert cgroup.pids() == [proc.pid]
     finally:
         cgroup.remove()
-    assert proc.wait(10) == -signal.SIGKILL
+    try:
+        assert proc.wait(10) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 @needs_cgroups
