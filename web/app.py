@@ -88,7 +88,16 @@ def _make_state(config: WebConfig) -> PlatformState:
         config.event_streams_per_client,
         config.event_streams_per_address,
     )
-    runs = PublicRuns(sessions, dispatch, config.run_slots, keep_s=config.run_keep_s)
+    runs = PublicRuns(
+        sessions,
+        dispatch,
+        config.run_slots,
+        waiting=config.run_waiting,
+        problems=catalog.get,
+        keep_s=config.run_keep_s,
+    )
+    if isinstance(dispatch, LocalRunDispatch):
+        dispatch.then = runs.advance  # a run ended here: the next in line starts
     limiter = make_limiter(config)
     if config.queue is QueueKind.CELERY and not config.ratelimit_url:
         log.warning(

@@ -75,9 +75,11 @@ class WebConfig:
     # A quiz's Run (its answers checked at the public points, no account needed): cheap, but
     # it parses and evaluates formulas, so one address cannot ask for it without end.
     quiz_run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60.0))
-    # Runs judged at once, in all; each holds one of the judge's `workers` while it runs,
-    # so with the default two workers submissions always keep at least one.
-    run_slots: int = 1
+    # Runs judged at once, in all (one learner holds at most one); each holds one of the
+    # judge's workers while it runs. Two, so one learner's run cannot hold every learner's.
+    run_slots: int = 2
+    # Runs waiting in line for a slot, in all (each learner's one run); past that, refused.
+    run_waiting: int = 8
     # Hidden seeds the sandboxed judge keeps ready per problem, their reference answers
     # computed while it is idle, so a submission waits for its own code only
     # (runner.seedstock); 0 computes none ahead.
@@ -122,7 +124,8 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
-        run_slots=int(env.get("JUDGE_RUN_SLOTS", "1")),
+        run_slots=int(env.get("JUDGE_RUN_SLOTS", "2")),
+        run_waiting=int(env.get("JUDGE_RUN_WAITING", "8")),
         ready_seeds=int(env.get("JUDGE_READY_SEEDS", "1")),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         device=parse_policy(env.get("JUDGE_DEVICE", "auto")),

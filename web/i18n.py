@@ -319,13 +319,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "请修改代码后再提交",
     },
     "err_run_in_progress": {
-        "en": "your previous run is still being judged; wait for its result, then run again",
-        "zh": "你上一次的运行仍在评测中；请等它出结果后再运行",
+        "en": "your previous run is still being judged or waiting for its turn; wait for its "
+        "result, then run again",
+        "zh": "你上一次的运行仍在评测中或在排队；请等它出结果后再运行",
     },
     "err_runs_busy": {
-        "en": "the server is already running {slots} other learners' code (runs share the "
-        "judge with submissions); try again in a few seconds",
-        "zh": "服务器正在运行其他同学的代码（已满 {slots} 个；运行与提交共用评测机）；请几秒后重试",
+        "en": "the server is already running {slots} learners' code and the line for it is "
+        "full (runs share the judge with submissions); try again in a few seconds",
+        "zh": "服务器正在运行 {slots} 位同学的代码，排队也已满（运行与提交共用评测机）；"
+        "请几秒后重试",
     },
     "err_store_unavailable": {
         "en": "the server cannot reach its database right now; nothing was changed: try again "

@@ -14,19 +14,20 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD, WRONG, write_web_problem
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from test_web_api_accounts import error_of
 from web_helpers import Account, make_config, make_user, state, submit, wait_judged
 
+import web.judging.runs
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec
 from judge.verdict import Verdict
 from web import create_app
 from web.config import RateLimit
 from web.errors import NotFound, RateLimited
-from web.judging.runs import LOST_AFTER_S, LocalRunDispatch, PublicRuns
-from web.store.db import utcnow
-from web.store.models import ProblemResult, Standing, Submission, User
+from web.judging.runs import LOST_AFTER_S, RUN_LEASE_S, LocalRunDispatch, PublicRuns
+from web.store.db import transaction, utcnow
+from web.store.models import ProblemResult, PublicRun, Standing, Submission, User
 
 # What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
 # on PostgreSQL too in `make test` (docs/TESTING.md).
@@ -120,23 +121,50 @@ def test_a_failed_run_is_no_penalty_on_a_later_accepted_submission(
     assert board["attempts"] == 1  # the submission only; runs are not attempts
 
 
-def test_one_run_per_user_at_a_time_and_one_in_all_by_default(
+def test_one_run_per_learner_and_two_at_once_the_next_waits_in_line_with_its_place(
     app: Flask, client: FlaskClient
 ) -> None:
-    ada, bob = make_user(client, "ada"), make_user(client, "bob")
+    """Issue 36, section 1: one account's run no longer holds everyone's. Two slots by
+    default, one run per learner (running or waiting); a third learner waits in line, sees
+    their place, and is judged once a slot frees."""
+    ada, bob, cyd = (make_user(client, name) for name in ("ada", "bob", "cyd"))
     first = start_run(client, ada, SLOW)
-    assert first.status_code == 202
+    assert first.status_code == 202 and first.json["status"] == "running"
     again = start_run(client, ada, GOOD)
     assert again.status_code == 429
     assert error_of(again)["code"] == "run_in_progress"
     assert "still being judged" in error_of(again)["message"]
     assert int(again.headers["Retry-After"]) >= 1
-    other = start_run(client, bob, GOOD, lang="zh")
-    assert other.status_code == 429
-    assert error_of(other)["code"] == "runs_busy"
-    assert "服务器正在运行其他同学的代码" in error_of(other)["message"]
-    assert wait_run(client, ada, first.json["url"])["report"]["verdict"] == "AC"
-    assert start_run(client, bob, GOOD).status_code == 202  # the slot is free again
+    second = start_run(client, bob, SLOW)
+    assert second.status_code == 202 and second.json["status"] == "running"
+    third = start_run(client, cyd, GOOD, lang="zh")
+    assert third.status_code == 202, third.json
+    assert (third.json["status"], third.json["place"]) == ("queued", 1)
+    assert start_run(client, cyd, GOOD).status_code == 429  # still one per learner
+    assert wait_run(client, cyd, third.json["url"])["report"]["verdict"] == "AC"
+    for who, run in ((ada, first), (bob, second)):
+        assert wait_run(client, who, run.json["url"])["report"]["verdict"] == "AC"
+
+
+def test_a_full_line_is_refused_at_once_and_costs_nothing(
+    tmp_path: Path, db_template: Path, runs_root: Path
+) -> None:
+    app = run_app(tmp_path, db_template, runs_root, run_slots=1, run_waiting=1)
+    try:
+        client = app.test_client()
+        ada, bob, cyd = (make_user(client, name) for name in ("ada", "bob", "cyd"))
+        running = start_run(client, ada, SLOW)
+        waiting = start_run(client, bob, GOOD)
+        assert waiting.json["place"] == 1
+        full = start_run(client, cyd, GOOD, lang="zh")
+        assert full.status_code == 429
+        assert error_of(full)["code"] == "runs_busy"
+        assert "排队也已满" in error_of(full)["message"]
+        for who, run in ((ada, running), (bob, waiting)):
+            assert wait_run(client, who, run.json["url"])["status"] == "done"
+        assert start_run(client, cyd, GOOD).status_code == 202  # the refusal was not counted
+    finally:
+        state(app).close()
 
 
 def test_runs_are_rate_limited_per_user_and_refusals_for_a_busy_slot_are_free(
@@ -280,12 +308,12 @@ def test_runs_keep_one_report_per_user_and_forget_it_after_keep_s(app: Flask) ->
     ids = [_user_id(app, make_user(client, name).username) for name in ("ada", "bob", "cyd")]
     judge, now = GatedJudge(), [utcnow()]
     dispatch = LocalRunDispatch(st.sessions, st.catalog.get, judge, 2)
-    runs = PublicRuns(st.sessions, dispatch, 2, keep_s=60.0, clock=lambda: now[0])
+    runs = PublicRuns(st.sessions, dispatch, 2, waiting=0, keep_s=60.0, clock=lambda: now[0])
     try:
         first = runs.start(ids[0], problem, GOOD)
         runs.start(ids[1], problem, GOOD)
         with pytest.raises(RateLimited) as busy:
-            runs.start(ids[2], problem, GOOD)
+            runs.start(ids[2], problem, GOOD)  # no room in line (waiting=0)
         assert busy.value.code == "runs_busy"
         judge.gate.set()
         while runs.running():
@@ -306,29 +334,94 @@ def test_runs_keep_one_report_per_user_and_forget_it_after_keep_s(app: Flask) ->
         runs.close()
 
 
-def test_a_run_whose_judge_vanished_is_reported_lost_and_frees_its_slot(app: Flask) -> None:
+def test_a_run_nobody_took_is_reported_lost_and_the_next_in_line_starts(app: Flask) -> None:
+    st = state(app)
+    problem = st.catalog.get(TORCH)
+    client = app.test_client()
+    ada, bob = (_user_id(app, make_user(client, n).username) for n in ("ada", "bob"))
+    now = [utcnow()]
+    sent: list[str] = []
+
+    class Nowhere:  # a dispatch whose worker dies with the run: nothing ever judges it
+        def send(self, run_id: str, problem: ProblemSpec) -> None:
+            sent.append(run_id)
+
+        def close(self) -> None:
+            pass
+
+    runs = PublicRuns(
+        st.sessions, Nowhere(), 1, problems=st.catalog.get, keep_s=600.0, clock=lambda: now[0]
+    )
+    lost = runs.start(ada, problem, GOOD)
+    waiting = runs.start(bob, problem, GOOD)
+    assert (waiting["status"], waiting["place"]) == ("queued", 1)
+    now[0] += timedelta(seconds=problem.limits.total_time_s + LOST_AFTER_S + 1)
+    view = runs.get(ada, lost["id"])
+    assert view["status"] == "done" and view["report"]["verdict"] == "IE"
+    assert "internal_error" not in view["report"]  # the learner's view: no admin detail
+    assert runs.get(bob, waiting["id"])["status"] == "running"  # moved up: the slot is free
+    assert sent == [lost["id"], waiting["id"]]
+
+
+def test_a_run_whose_worker_died_frees_its_slot_within_its_lease(app: Flask) -> None:
+    """Issue 36, section 3: a killed worker held the run slot for minutes (its problem's
+    time limit plus two); a taken run holds it under a lease its worker renews, so a dead
+    worker's run is lost, and its slot free, within RUN_LEASE_S."""
     st = state(app)
     problem = st.catalog.get(TORCH)
     client = app.test_client()
     ada, bob = (_user_id(app, make_user(client, n).username) for n in ("ada", "bob"))
     now = [utcnow()]
 
-    class Nowhere:  # a dispatch whose worker dies with the run: nothing ever judges it
+    class Taken:  # taken by a worker at once, which then dies: its lease is never renewed
         def send(self, run_id: str, problem: ProblemSpec) -> None:
-            pass
+            with transaction(st.sessions) as db:
+                db.execute(
+                    update(PublicRun)
+                    .where(PublicRun.id == run_id)
+                    .values(
+                        claimed_by="worker-killed",
+                        expires_at=now[0] + timedelta(seconds=RUN_LEASE_S),
+                    )
+                )
 
         def close(self) -> None:
             pass
 
-    runs = PublicRuns(st.sessions, Nowhere(), 1, keep_s=600.0, clock=lambda: now[0])
-    lost = runs.start(ada, problem, GOOD)
-    with pytest.raises(RateLimited):
-        runs.start(bob, problem, GOOD)
-    now[0] += timedelta(seconds=problem.limits.total_time_s + LOST_AFTER_S + 1)
-    view = runs.get(ada, lost["id"])
+    runs = PublicRuns(st.sessions, Taken(), 1, problems=st.catalog.get, clock=lambda: now[0])
+    dead = runs.start(ada, problem, GOOD)
+    assert runs.start(bob, problem, GOOD)["status"] == "queued"
+    now[0] += timedelta(seconds=RUN_LEASE_S + 1)
+    view = runs.get(ada, dead["id"])
     assert view["status"] == "done" and view["report"]["verdict"] == "IE"
-    assert "internal_error" not in view["report"]  # the learner's view: no admin detail
-    runs.start(bob, problem, GOOD)  # the slot is free again
+    assert runs.running() == 1  # bob's, moved into the freed slot
+
+
+def test_a_run_being_judged_keeps_its_slot_past_its_lease(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lease is renewed while the run is judged: a run longer than its lease is not
+    taken for lost (its worker is alive)."""
+    lease_s = 6.0  # renewed every third of it, by a keeper that wakes each second
+    monkeypatch.setattr(web.judging.runs, "RUN_LEASE_S", lease_s)
+    st = state(app)
+    problem = st.catalog.get(TORCH)
+    client = app.test_client()
+    ada = _user_id(app, make_user(client, "ada").username)
+    judge = GatedJudge()
+    dispatch = LocalRunDispatch(st.sessions, st.catalog.get, judge, 1)
+    runs = PublicRuns(st.sessions, dispatch, 1, problems=st.catalog.get)
+    try:
+        run = runs.start(ada, problem, GOOD)
+        time.sleep(lease_s * 1.5)
+        assert runs.get(ada, run["id"])["status"] == "running"
+        judge.gate.set()
+        while runs.running():
+            time.sleep(0.01)
+        assert runs.get(ada, run["id"])["report"]["verdict"] == "AC"
+    finally:
+        judge.gate.set()
+        runs.close()
 
 
 def _user_id(app: Flask, username: str) -> int:

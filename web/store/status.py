@@ -15,8 +15,9 @@ class SubmissionStatus(StrEnum):
 
 
 class RunStatus(StrEnum):
-    """A public run (Run on the server, never stored): never queued, it starts when a slot
-    is free or is refused, so it is running, then done."""
+    """A public run (Run on the server, never an attempt): waiting in line for a slot (at
+    most one per learner), running, then done."""
 
+    QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"

@@ -104,7 +104,8 @@ const STRINGS = {
     tryNoCase: "the reference's answer is too large to compare in the page",
     tryPythonBusy: "Python is still loading or running: try again in a moment",
     tryTimeout: "Your code ran past the time limit on this input and was stopped.",
-    noRunResult: "no result after 3 minutes: the server may be busy; try again",
+    noRunResult: "no result 6 minutes after the server started your run; try again",
+    runWaiting: "Every run slot on the server is taken: yours is number {place} in line and starts when a slot frees…",
     verdict: {
       AC: "Accepted",
       WA: "Wrong answer",
@@ -211,7 +212,8 @@ const STRINGS = {
     tryNoCase: "参考解的答案太大，无法在页面里比较",
     tryPythonBusy: "Python 还在加载或正在运行：请稍后再试",
     tryTimeout: "你的代码在这组输入上超出了时间限制，已被停止。",
-    noRunResult: "3 分钟后仍没有结果：服务器可能正忙，请再试一次",
+    noRunResult: "服务器开始运行后 6 分钟仍没有结果，请再试一次",
+    runWaiting: "服务器上的运行名额已满：你排在第 {place} 位，有空位时自动开始…",
     verdict: {
       AC: "答案正确",
       WA: "答案错误",

@@ -103,7 +103,13 @@ export class TryInput {
 
   async judge(text) {
     const body = this.runner ? { input: text } : { input: text, code: this.code() };
-    const outcome = await pollRun(this.url, body);
+    const running = t(this.runner ? "tryRunningReference" : "tryRunningBoth");
+    const onUpdate = (run) => {
+      const text = run.status === "queued" ? t("runWaiting", { place: run.place }) : running;
+      const shown = this.out.firstChild;
+      if (!shown || shown.textContent !== text) clear(this.out).append(notice(text));
+    };
+    const outcome = await pollRun(this.url, body, { onUpdate });
     if (outcome.status !== "done") {
       return clear(this.out).append(notice(t("runFailed", { message: outcome.message }), "error"));
     }

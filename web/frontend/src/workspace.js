@@ -293,7 +293,12 @@ class Workspace {
     clear(this.resultsPanel).append(notice(t("serverRunning")));
     this.resultsPanel.dataset.state = "running";
     this.resultsPanel.setAttribute("aria-busy", "true");
-    this.remoteRun = runOnServer(this.config.urls.run, this.editor.text);
+    const onUpdate = (run) => {
+      const text = run.status === "queued" ? t("runWaiting", { place: run.place }) : t("serverRunning");
+      const shown = this.resultsPanel.firstChild;
+      if (!shown || shown.textContent !== text) clear(this.resultsPanel).append(notice(text));
+    };
+    this.remoteRun = runOnServer(this.config.urls.run, this.editor.text, { onUpdate });
     try {
       this.showOutcome(await this.remoteRun);
     } finally {

@@ -36,3 +36,27 @@ test("a run is posted once, then polled until done", async () => {
     ["/api/runs/x", "GET"],
   ]);
 });
+
+test("a run waiting in line shows its place, and its wait does not count toward giving up", async () => {
+  globalThis.document = { querySelector: () => null };
+  const states = [
+    { status: "queued", place: 2 },
+    { status: "queued", place: 1 },
+    { status: "running" },
+    { status: "done", custom: { answered: true } },
+  ];
+  let served = 0;
+  globalThis.fetch = async () => {
+    const run = { ...states[Math.min(served++, states.length - 1)], url: "/api/runs/x" };
+    return { ok: true, status: 200, json: async () => run };
+  };
+  let clock = 0;
+  const seen = [];
+  const sleep = async () => {
+    clock += 5 * 60 * 1000; // five minutes between polls: long in line, short once running
+  };
+  const onUpdate = (run) => seen.push(run.status === "queued" ? `place ${run.place}` : run.status);
+  const outcome = await pollRun("/api/problems/p/run", { code: "x" }, { sleep, now: () => clock, onUpdate });
+  assert.equal(outcome.status, "done");
+  assert.deepEqual(seen, ["place 2", "place 1", "running"]);
+});
