@@ -79,6 +79,7 @@ def _make_state(config: WebConfig) -> PlatformState:
             problems_dir=config.problems_dir,
             ready_seeds=config.ready_seeds,
             device=config.device,
+            own_process=True,  # this process serves pages: judging's torch stays out of it
         )
         _hide_from_submissions(judge, config)
         queue = _embedded_queue(config, sessions, catalog, judge)

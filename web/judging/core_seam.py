@@ -14,9 +14,7 @@ import logging
 import math
 import multiprocessing
 import os
-import select
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -41,6 +39,7 @@ from judge.verdict import Verdict
 from runner.launchers.unsafe_local import PoolLauncher, child_user, kill_running
 from web.boards import device_class as devices
 from web.i18n import say
+from web.judging.server_watch import watch_server
 
 __all__ = [
     "Judge",
@@ -208,29 +207,9 @@ def _start_worker(
     launcher_spec: str, user: ChildUser | None, server_pid: int, device: DevicePolicy
 ) -> None:
     global _WORKER_LAUNCHER
-    threading.Thread(
-        target=_exit_with, args=(server_pid,), name="server-watch", daemon=True
-    ).start()
+    watch_server(server_pid, kill_running)
     factory = _launcher_factory(launcher_spec)
     _WORKER_LAUNCHER = factory() if factory is not None else PoolLauncher(user, device)
-
-
-def _exit_with(server_pid: int) -> None:
-    """Kill the running job and exit once the server is gone, even after a kill -9.
-
-    A pidfd becomes readable when the server exits. Not PR_SET_PDEATHSIG: that fires when
-    the *thread* that started this process ends, and pools are started from job threads."""
-    try:
-        pidfd: int | None = os.pidfd_open(server_pid)
-    except (OSError, AttributeError):  # before Linux 5.3: poll our parent instead
-        pidfd = None
-    while os.getppid() == server_pid:
-        if pidfd is None:
-            time.sleep(0.2)
-        else:
-            select.select([pidfd], [], [])
-    kill_running()
-    os._exit(1)
 
 
 def _judge_in_worker(problem: ProblemSpec, code: str, seed: int) -> dict[str, Any]:
@@ -285,8 +264,16 @@ def make_judge(
     problems_dir: Path,
     ready_seeds: int = 0,
     device: DevicePolicy = DevicePolicy.AUTO,
+    own_process: bool = False,
 ) -> Judge:
-    """The judge of `backend`; `device` (JUDGE_DEVICE) chooses each job's device."""
+    """The judge of `backend`; `device` (JUDGE_DEVICE) chooses each job's device.
+    `own_process`: the sandbox's runner in a child process (web.judging.judge_process), so
+    that this process never loads what judging loads (a web server's); a judging worker
+    holds it itself. (unsafe-local always judges in a pool of processes of its own.)"""
+    if backend == "sandbox" and own_process:
+        from web.judging.judge_process import JudgeProcess, RunnerSettings
+
+        return JudgeProcess(RunnerSettings(workers, problems_dir, ready_seeds, device))
     if backend == "sandbox":
         return SandboxJudge(workers, problems_dir, ready_seeds, device)
     if backend == UNSAFE_LOCAL:
