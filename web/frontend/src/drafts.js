@@ -10,7 +10,7 @@
 import { timeElement } from "./dates.js";
 import { h } from "./dom.js";
 import { requestJSON } from "./http.js";
-import { t } from "./i18n.js";
+import { aroundSlot, t } from "./i18n.js";
 
 const PUSH_DELAY_MS = 1000;
 
@@ -114,7 +114,7 @@ export class DraftSync {
 // (as an edit, so that code is saved as the draft again). The notice goes at the first
 // edit after it: the learner has then taken the draft, and Undo would lose that edit.
 export function draftNotice({ previous, updatedAt }, editor) {
-  const [before, after] = t("draftLoaded").split("{time}");
+  const [before, after] = aroundSlot("draftLoaded", "time");
   const element = h("div", { class: "notice notice-info draft-loaded", role: "status" });
   const undo = h(
     "button",
@@ -129,6 +129,6 @@ export function draftNotice({ previous, updatedAt }, editor) {
     },
     t("undo"),
   );
-  element.append(before, timeElement(updatedAt), after ?? "", " ", undo);
+  element.append(before, timeElement(updatedAt), after, " ", undo);
   return element;
 }

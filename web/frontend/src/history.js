@@ -44,9 +44,15 @@ function diffURL(urls, from, to) {
 const SIGN = { " ": " ", "-": "−", "+": "+" };
 const KIND = { " ": "same", "-": "del", "+": "add" };
 
+// "From #3 to #7: ..." (the diff's own `from` and `to` are the two submissions, objects:
+// the numbers are their ids).
+export function diffTitle(diff) {
+  return say("diffTitle", { ...diff, from: diff.from.id, to: diff.to.id });
+}
+
 // A unified view: both line numbers, the sign and the text, one row per line.
 export function diffView(diff) {
-  const title = h("p", { class: "diff-title" }, say("diffTitle", { from: diff.from.id, to: diff.to.id, ...diff }));
+  const title = h("p", { class: "diff-title" }, diffTitle(diff));
   if (!diff.added && !diff.removed) return h("div", { class: "diff-view" }, title, h("p", {}, say("noChanges")));
   const rows = diff.lines.map((line) =>
     h(

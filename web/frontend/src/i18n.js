@@ -257,6 +257,14 @@ export function detectLanguage() {
 
 export const lang = detectLanguage();
 
+// A sentence cut where `{slot}` is, its other placeholders filled: the page puts an element
+// (a <time>) between the two parts. t() alone would have emptied the slot first.
+export function aroundSlot(key, slot, params = {}) {
+  const mark = "\u{E000}"; // a private-use character: in no translation
+  const [before, after = ""] = t(key, { ...params, [slot]: mark }).split(mark);
+  return [before, after];
+}
+
 // t("passed", {passed: 1, total: 2}) -> "1 / 2 passed"; dotted keys reach nested tables.
 export function t(key, params = {}) {
   const lookup = (table) => key.split(".").reduce((node, part) => node && node[part], table);

@@ -1,7 +1,7 @@
 // UI strings: interpolation, nested verdict names, and a fallback for unknown keys.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { lang, t } from "../src/i18n.js";
+import { aroundSlot, lang, t } from "../src/i18n.js";
 
 test("outside a page the language is English", () => {
   assert.equal(lang, "en");
@@ -17,4 +17,10 @@ test("verdict names are looked up by code", () => {
 
 test("an unknown key shows itself rather than nothing", () => {
   assert.equal(t("no.such.key"), "no.such.key");
+});
+
+test("a sentence cut around its time slot keeps both parts and fills the others", () => {
+  const [before, after] = aroundSlot("draftLoaded", "time");
+  assert.equal(before, "Loaded your draft from ");
+  assert.equal(after, ", saved on another device or tab.");
 });
