@@ -592,7 +592,11 @@ def _progress_in(lang: str) -> Progress:
 
     def progress(phase: Phase) -> None:
         end = "\n" if phase.stage is Stage.REPORTING else ""
-        said = say("cli.progress", phase=phase.said(), done=phase.done, total=phase.total)
+        # One count: a stage that counts its own steps is said alone (web: submissions.js).
+        if phase.of > 0:
+            said = phase.said()
+        else:
+            said = say("cli.progress", phase=phase.said(), done=phase.done, total=phase.total)
         # Padded: a shorter line overwrites a longer one on the same terminal row.
         print(f"\r  {said.render(lang):<60}", end=end, file=sys.stderr, flush=True)
 

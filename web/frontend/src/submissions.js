@@ -46,8 +46,11 @@ export function statusLabel(submission, catalog = undefined) {
   const progress = submission.progress;
   const counted = progress && Number.isInteger(progress.done) && Number.isInteger(progress.total) && progress.total > 0;
   const phase = phaseText(progress, lang, catalog);
-  if (phase && counted) return t("judgingPhase", { phase, done: progress.done, total: progress.total });
-  if (phase) return t("judgingStage", { phase }); // before its cases exist: preparing them
+  // One count: a stage that counts its own steps ("case 12 of 12", "timed repetition 4 of
+  // 9") is said alone; another count of every case beside it read as a contradiction.
+  const ownCount = Number.isInteger(progress?.of) && progress.of > 0;
+  if (phase && counted && !ownCount) return t("judgingPhase", { phase, done: progress.done, total: progress.total });
+  if (phase) return t("judgingStage", { phase }); // its own count, or before its cases exist
   if (counted) return t("judgingCases", { done: progress.done, total: progress.total });
   return t("judging");
 }

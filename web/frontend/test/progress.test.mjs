@@ -28,7 +28,7 @@ test("a running torch judging says what runs now, in the judge's words", () => {
   assert.equal(phaseText(timed, "zh", catalog), "第 4/9 次计时重复");
   assert.equal(
     statusLabel({ status: "running", progress: timed }, catalog),
-    "Judging… timed repetition 4 of 9 (5 of 12 cases run)",
+    "Judging… timed repetition 4 of 9",
   );
   // An older worker says no stage, and a stage the catalog lacks is not shown as its key.
   assert.equal(statusLabel({ status: "running", progress: { done: 3, total: 12 } }, catalog), "Judging… 3 of 12 cases done");
@@ -43,4 +43,16 @@ test("before its cases exist, a judging says it is preparing them, with no count
     statusLabel({ status: "running", progress: preparing }, catalog),
     "Judging… preparing the hidden cases: the reference answers them",
   );
+});
+
+test("a judging says one count: the stage's own, never a second one of every case beside it", () => {
+  const catalog = {
+    "phase.case": { en: "case {step} of {of}", zh: "第 {step}/{of} 个用例" },
+    "phase.reporting": { en: "writing the report" },
+  };
+  const serving = { done: 11, total: 18, stage: "case", step: 12, of: 12 };
+  assert.equal(statusLabel({ status: "running", progress: serving }, catalog), "Judging… case 12 of 12");
+  const reporting = { done: 18, total: 18, stage: "reporting", step: 0, of: 0 };
+  const label = statusLabel({ status: "running", progress: reporting }, catalog);
+  assert.equal(label, "Judging… writing the report (18 of 18 cases run)");
 });
