@@ -21,6 +21,7 @@ from web_helpers import Account, make_config, make_user, state, submit, wait_jud
 import web.judging.runs
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec
+from judge.run.phase import Phase, Stage
 from judge.verdict import Verdict
 from web import create_app
 from web.config import RateLimit
@@ -293,7 +294,9 @@ class GatedJudge:
     def __init__(self) -> None:
         self.gate = threading.Event()
 
-    def run(self, problem: ProblemSpec, code: str, seed: int, progress: object = None) -> Report:
+    def run(self, problem: ProblemSpec, code: str, seed: int, progress: Any = None) -> Report:
+        if progress is not None:  # where a judging of twelve cases has got to
+            progress(Phase(Stage.CASE, 2, 12, 3, 12))
         self.gate.wait(10)
         return Report(problem.slug, problem.version, Verdict.AC, 0, (), seed="public")
 
@@ -429,3 +432,29 @@ def _user_id(app: Flask, username: str) -> int:
         user_id = db.scalar(select(User.id).where(User.username == username))
     assert user_id is not None
     return int(user_id)
+
+
+def test_a_run_shows_where_its_judging_has_got_to_as_a_submission_does(app: Flask) -> None:
+    """Issue 37: a torch Run showed one fixed line until it ended; its worker writes the
+    phase with its lease, and a poll shows it (the page says "case 3 of 12")."""
+    st = state(app)
+    problem = st.catalog.get(TORCH)
+    ada = _user_id(app, make_user(app.test_client(), "ada").username)
+    judge = GatedJudge()
+    dispatch = LocalRunDispatch(st.sessions, st.catalog.get, judge, 1)
+    runs = PublicRuns(st.sessions, dispatch, 1, problems=st.catalog.get)
+    try:
+        run = runs.start(ada, problem, GOOD)
+        deadline = time.monotonic() + 30
+        while "progress" not in (seen := runs.get(ada, run["id"])):
+            assert time.monotonic() < deadline, seen
+            time.sleep(0.05)
+        assert seen["status"] == "running"
+        assert seen["progress"] == {"stage": "case", "done": 2, "total": 12, "step": 3, "of": 12}
+        judge.gate.set()
+        while runs.get(ada, run["id"])["status"] != "done":
+            time.sleep(0.02)
+        assert "progress" not in runs.get(ada, run["id"])
+    finally:
+        judge.gate.set()
+        runs.close()

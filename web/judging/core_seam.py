@@ -297,12 +297,14 @@ def judge(
     return judged_run(problem.points, report)
 
 
-def judge_public(engine: Judge, problem: ProblemSpec, code: str) -> Report:
+def judge_public(
+    engine: Judge, problem: ProblemSpec, code: str, progress: Progress | None = None
+) -> Report:
     """A Run on the server: the public cases and the public seed's generated ones, exactly
     what the browser's Run judges (every case public, got/expected shown). Never raises:
     a failure of the judge is an IE report (no retry: nothing is stored to retry)."""
     try:
-        return engine.run(problem, code, PUBLIC_SEED)
+        return engine.run(problem, code, PUBLIC_SEED, progress)
     except SourceError as exc:
         return _source_rejected(problem, exc, "public")
     except Exception as exc:

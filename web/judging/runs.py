@@ -86,6 +86,8 @@ def view(run: PublicRun, now: datetime, place: int | None = None) -> dict[str, A
         out[field] = json.loads(run.report_json)
     if run.status == QUEUED and not lost:
         out["place"] = place
+    if run.status == RUNNING and not lost and run.progress_json is not None:
+        out["progress"] = json.loads(run.progress_json)
     return out
 
 
@@ -319,7 +321,7 @@ def judge_run(
     with KEEPER.held(lease):
         if input_json is None:
             assert code is not None  # start() refuses a Run of the public cases without code
-            result = _judge_public(judge, problems, slug, code, run_id)
+            result = _judge_public(judge, problems, slug, code, run_id, lease.progress)
         else:
             result = _try_input(judge, problems, slug, code, input_json, run_id)
     try:
@@ -330,13 +332,23 @@ def judge_run(
 
 
 def _renew(run_id: str, worker: str, db: Session, values: dict[str, Any]) -> int:
-    """The lease keeper's write: the run's slot is held until `lease_until` (progress is
-    not written for a run)."""
+    """The lease keeper's write: the run's slot is held until `lease_until`, and where its
+    judging has got to, once it moved (the page shows it as a submission's)."""
+    columns: dict[str, Any] = {"expires_at": values["lease_until"]}
+    if "progress_stage" in values:
+        progress = {
+            "stage": values["progress_stage"],
+            "done": values["progress_done"],
+            "total": values["progress_total"],
+            "step": values["progress_step"],
+            "of": values["progress_of"],
+        }
+        columns["progress_json"] = json.dumps(progress)
     return changed(
         db,
         update(PublicRun)
         .where(PublicRun.id == run_id, PublicRun.status == RUNNING, PublicRun.claimed_by == worker)
-        .values(expires_at=values["lease_until"]),
+        .values(**columns),
     )
 
 
@@ -367,9 +379,10 @@ def _judge_public(
     slug: str,
     code: str,
     run_id: str,
+    progress: core_seam.Progress | None = None,
 ) -> dict[str, Any]:
     try:
-        report = core_seam.judge_public(judge, problems(slug), code)
+        report = core_seam.judge_public(judge, problems(slug), code, progress)
     except Exception as exc:  # the problem is gone, or the judge broke outside a report
         log.exception("public run %s of %s failed", run_id, slug)
         report = internal_error(slug, None, f"the judge failed: {type(exc).__name__}")

@@ -198,6 +198,9 @@ class PublicRun(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
     claimed_by: Mapped[str | None] = mapped_column(String(128))
+    # Where its judging has got to (judge.run.phase.Phase.to_dict, as JSON), written with
+    # each renewal of its worker's lease; None until a worker took it.
+    progress_json: Mapped[str | None] = mapped_column(Text)
 
 
 class JudgeWorker(Base):

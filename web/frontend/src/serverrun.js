@@ -3,6 +3,7 @@
 // server). Nothing is stored as an attempt; this module starts the run and polls for it.
 import { requestJSON } from "./http.js";
 import { t } from "./i18n.js";
+import { statusLabel } from "./submissions.js";
 
 const POLL_START_MS = 250;
 const POLL_MAX_MS = 1000;
@@ -31,6 +32,15 @@ export async function pollRun(url, body, { sleep = wait, now = Date.now, onUpdat
   } catch (error) {
     return { status: "failed", message: error.message };
   }
+}
+
+// What a run being polled is doing, in the page's words: its place in line, or where its
+// judging has got to as a submission's line says it ("Judging… case 3 of 12"); `waiting`
+// until a worker has taken it.
+export function runLabel(run, waiting) {
+  if (run.status === "queued") return t("runWaiting", { place: run.place });
+  if (run.status === "running" && run.progress) return statusLabel({ status: "running", progress: run.progress });
+  return waiting;
 }
 
 // A torch-tier Run. Resolves with {status: "done", report, ms} or {status: "failed", message}.

@@ -5,7 +5,7 @@
 import { clear, h } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
-import { pollRun } from "./serverrun.js";
+import { pollRun, runLabel } from "./serverrun.js";
 import { timeLimits } from "./timelimits.js";
 
 // Where the text is not JSON, the reason, with JSON.parse's own words (which say where).
@@ -105,7 +105,7 @@ export class TryInput {
     const body = this.runner ? { input: text } : { input: text, code: this.code() };
     const running = t(this.runner ? "tryRunningReference" : "tryRunningBoth");
     const onUpdate = (run) => {
-      const text = run.status === "queued" ? t("runWaiting", { place: run.place }) : running;
+      const text = runLabel(run, running);
       const shown = this.out.firstChild;
       if (!shown || shown.textContent !== text) clear(this.out).append(notice(text));
     };

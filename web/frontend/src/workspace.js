@@ -9,7 +9,7 @@ import { enhanceHistory } from "./history.js";
 import { requestText } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { blamedLines, caseList, notice, reportView } from "./results.js";
-import { runOnServer } from "./serverrun.js";
+import { runLabel, runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
 import { dropEmptyHistory, loadHistory, submissionView, submitAndWait } from "./submissions.js";
 import { BROWSER_SLOWDOWN, timeLimits } from "./timelimits.js";
@@ -294,7 +294,7 @@ class Workspace {
     this.resultsPanel.dataset.state = "running";
     this.resultsPanel.setAttribute("aria-busy", "true");
     const onUpdate = (run) => {
-      const text = run.status === "queued" ? t("runWaiting", { place: run.place }) : t("serverRunning");
+      const text = runLabel(run, t("serverRunning"));
       const shown = this.resultsPanel.firstChild;
       if (!shown || shown.textContent !== text) clear(this.resultsPanel).append(notice(text));
     };

@@ -60,3 +60,12 @@ test("a run waiting in line shows its place, and its wait does not count toward 
   assert.equal(outcome.status, "done");
   assert.deepEqual(seen, ["place 2", "place 1", "running"]);
 });
+
+test("a run being polled says its place in line, then where its judging has got to", async () => {
+  const { runLabel } = await import("../src/serverrun.js");
+  assert.match(runLabel({ status: "queued", place: 2 }, "waiting"), /number 2 in line/);
+  assert.equal(runLabel({ status: "running" }, "waiting"), "waiting");
+  const progress = { stage: "case", done: 2, total: 12, step: 3, of: 12 };
+  // Outside a built page the judge's catalog is empty: the count of cases run is said.
+  assert.equal(runLabel({ status: "running", progress }, "waiting"), "Judging… 2 of 12 cases done");
+});
