@@ -75,11 +75,14 @@ def _make_state(config: WebConfig) -> PlatformState:
         judge = make_judge(
             config.judge_backend,
             launcher=config.launcher,
-            workers=config.workers,
+            # Room for every judging thread and every run slot at once: runs never take
+            # the sandbox's workers from submissions.
+            workers=config.workers + config.run_slots,
             problems_dir=config.problems_dir,
             ready_seeds=config.ready_seeds,
             device=config.device,
-            own_process=True,  # this process serves pages: judging's torch stays out of it
+            # This process serves pages: what judging loads (torch) stays out of it.
+            own_process=not config.runner_in_server,
         )
         _hide_from_submissions(judge, config)
         queue = _embedded_queue(config, sessions, catalog, judge)
@@ -122,6 +125,7 @@ def _embedded_queue(
         requeue=lambda sid, delay_s: pool_ref[0].enqueue(sid, delay_s),
         retry_delay_s=config.retry_delay_s,
         lease_s=config.lease_s,
+        judging_per_user=config.judging_per_user,
     )
     pool = EmbeddedQueue(lambda sid: run_job(ctx, sid), config.workers)
     pool_ref.append(pool)

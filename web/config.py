@@ -75,6 +75,12 @@ class WebConfig:
     # A quiz's Run (its answers checked at the public points, no account needed): cheap, but
     # it parses and evaluates formulas, so one address cannot ask for it without end.
     quiz_run_per_ip: RateLimit = field(default_factory=lambda: RateLimit(60, 60.0))
+    # Where the embedded queue's sandboxed runner lives: a child process of the server, so
+    # that the server never loads what judging loads (web/judging/judge_process.py); True
+    # keeps it in the server's own process (a benchmark that times the runner's inside).
+    runner_in_server: bool = False
+    # Submissions of one account judged at once, across every worker (fair judging).
+    judging_per_user: int = 1
     # Runs judged at once, in all (one learner holds at most one); each holds one of the
     # judge's workers while it runs. Two, so one learner's run cannot hold every learner's.
     run_slots: int = 2
@@ -124,6 +130,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
         workers=int(env.get("JUDGE_WORKERS", "2")),
+        judging_per_user=int(env.get("JUDGE_JUDGING_PER_USER", "1")),
         run_slots=int(env.get("JUDGE_RUN_SLOTS", "2")),
         run_waiting=int(env.get("JUDGE_RUN_WAITING", "8")),
         ready_seeds=int(env.get("JUDGE_READY_SEEDS", "1")),
@@ -153,6 +160,8 @@ def check_queue(config: WebConfig) -> None:
         raise ValueError(f"JUDGE_RATELIMIT_URL must be a redis:// URL, not {url!r}")
     if config.lease_s < 3 or config.requeue_after_s <= 0 or config.sweep_every_s <= 0:
         raise ValueError("JUDGE_LEASE_S must be at least 3 s; the sweeper's periods above 0")
+    if config.judging_per_user < 1:
+        raise ValueError("JUDGE_JUDGING_PER_USER must be at least 1")
 
 
 def _queue_kind(value: str) -> QueueKind:

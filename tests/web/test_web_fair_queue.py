@@ -5,8 +5,10 @@ was first in, first out over two judging threads."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -31,12 +33,28 @@ def app(tmp_path: Path, db_template: Path, problems_root: Path) -> Iterator[Flas
     state(app).close()
 
 
-def _times(app: Flask, sid: int) -> tuple[object, object]:
+def _times(app: Flask, sid: int) -> tuple[Any, Any]:
+    """When the submission was taken, and when it was judged."""
     with transaction(state(app).sessions) as db:
         row = db.execute(
             select(Submission.started_at, Submission.judged_at).where(Submission.id == sid)
         ).one()
     return row[0], row[1]
+
+
+def _queued_at(app: Flask, sid: int) -> Any:
+    with transaction(state(app).sessions) as db:
+        return db.scalar(select(Submission.queued_at).where(Submission.id == sid))
+
+
+def _taken_first(app: Flask, late: int, backlog: list[int]) -> None:
+    """`late` was taken before every row of `backlog` still waiting when it was queued
+    (however slowly the requests arrive on a busy machine: no timing is assumed)."""
+    queued = _queued_at(app, late)
+    taken, _ = _times(app, late)
+    waiting = [_times(app, sid)[0] for sid in backlog]
+    passed_it = [started for started in waiting if started > queued and started < taken]
+    assert passed_it == [], (queued, taken, waiting)
 
 
 def test_a_learner_with_nothing_judged_goes_before_anothers_backlog(app: Flask) -> None:
@@ -45,11 +63,7 @@ def test_a_learner_with_nothing_judged_goes_before_anothers_backlog(app: Flask) 
     backlog = [submit(client, ada, SLOW + f"# {i}\n") for i in range(4)]
     late = submit(client, bob, GOOD)
     wait_judged(app)
-    bob_started, _ = _times(app, late)
-    started = sorted(_times(app, sid)[0] for sid in backlog)
-    # Two threads: ada's first two were taken at once; bob's, queued behind her other
-    # two, is taken before either of them.
-    assert bob_started < started[2], (bob_started, started)
+    _taken_first(app, late, backlog)
 
 
 def test_each_queued_submission_is_judged_once_whichever_message_took_it(app: Flask) -> None:
@@ -62,3 +76,17 @@ def test_each_queued_submission_is_judged_once_whichever_message_took_it(app: Fl
             select(Submission.status, Submission.attempts).where(Submission.id.in_(ids))
         ).all()
     assert [(str(status), attempts) for status, attempts in rows] == [("done", 1)] * len(ids)
+
+
+def test_one_accounts_backlog_never_holds_every_judging_thread(app: Flask) -> None:
+    """With two threads, one account's submissions are judged one at a time (the default
+    judging_per_user), and another learner's submission is taken before her next."""
+    client = app.test_client()
+    ada, bob = make_user(client, "ada"), make_user(client, "bob")
+    backlog = [submit(client, ada, SLOW + f"# {i}\n") for i in range(3)]
+    late = submit(client, bob, GOOD)
+    wait_judged(app)
+    spans = sorted(_times(app, sid) for sid in backlog)
+    for (_, ended), (started, _) in itertools.pairwise(spans):
+        assert started >= ended, spans  # never two of hers at once
+    _taken_first(app, late, backlog)

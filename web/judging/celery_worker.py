@@ -142,6 +142,7 @@ def run_worker(
         retry_delay_s=config.retry_delay_s,
         lease_s=config.lease_s,
         worker=name,
+        judging_per_user=config.judging_per_user,
     )
     register_tasks(celery, ctx, queue, capabilities)
     sweeper = Sweeper(

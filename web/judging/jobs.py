@@ -56,6 +56,9 @@ class JobContext:
     retry_delay_s: float = 0.0
     lease_s: float = 30.0
     worker: str = "embedded"  # who claims: shown to admins, recorded with each verdict
+    # Submissions of one account judged at once, across every worker: one account's backlog
+    # never holds every worker (docs/CLUSTER.md, "Fair judging").
+    judging_per_user: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +74,15 @@ class Claim:
 
 
 def run_job(ctx: JobContext, submission_id: int) -> None:
-    """Judge the fairest queued submission this message may wake (see `_claim`)."""
-    claim = _claim(ctx, submission_id)
-    if claim is None:
-        return  # judged, or held by a live claim elsewhere
+    """Judge the fairest queued submission this message may wake (see `_claim`), then the
+    next fairest, until none may be taken: a row passed over while its account had
+    `judging_per_user` being judged has a message that may already be spent, so the
+    worker that ends a judging looks again (docs/CLUSTER.md, "Fair judging")."""
+    while (claim := _claim(ctx, submission_id)) is not None:
+        _judge_claimed(ctx, claim)
+
+
+def _judge_claimed(ctx: JobContext, claim: Claim) -> None:
     if claim.tries > ctx.max_attempts:
         # Claimed again and again without a verdict (its workers died or hung): give up.
         detail = GAVE_UP.format(tries=claim.tries - 1)
@@ -106,7 +114,8 @@ CLAIM_TRIES = 100
 def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
     """Take the fairest row a message for `submission_id` may take: a queued one (or a
     running one whose lease ran out: its worker died or hangs) of a problem judged on the
-    same kind of worker, from the user with the fewest submissions being judged now, then
+    same kind of worker, of a user with fewer than `judging_per_user` being judged, from
+    the user with the fewest submissions being judged now, then
     the one served longest ago (round robin over users), then the longest waiting. Every
     queued row has a message of its own and each message takes at most one row, so every
     row is taken; but one user's backlog no longer holds every other user's submission
@@ -117,7 +126,7 @@ def _claim(ctx: JobContext, submission_id: int) -> Claim | None:
         # A transaction per try: what the last one saw (SQLite's snapshot) may be taken.
         now = utcnow()
         with transaction(ctx.sessions) as db:
-            chosen = _fairest(db, now, submission_id, kin)
+            chosen = _fairest(db, now, submission_id, kin, ctx.judging_per_user)
             if chosen is None:
                 return None
             claim = _take(ctx, db, now, chosen)
@@ -142,7 +151,9 @@ def needs_a_gpu(problem: ProblemSpec) -> bool:
     return Device.CPU not in problem.devices
 
 
-def _fairest(db: Session, now: datetime, submission_id: int, kin: list[str]) -> int | None:
+def _fairest(
+    db: Session, now: datetime, submission_id: int, kin: list[str], per_user: int
+) -> int | None:
     other = aliased(Submission)
     being_judged = (
         select(func.count())
@@ -164,6 +175,7 @@ def _fairest(db: Session, now: datetime, submission_id: int, kin: list[str]) -> 
     return db.scalar(
         select(Submission.id)
         .where(takeable, or_(Submission.problem_slug.in_(kin), Submission.id == submission_id))
+        .where(being_judged < per_user)
         .order_by(
             being_judged, last_served.asc().nulls_first(), Submission.queued_at, Submission.id
         )
