@@ -2,9 +2,11 @@
 
 The real platform runs in this process as a server does by default: the app from
 `web.create_app`, waitress on a loopback port, the embedded queue, the sandboxed judge with
-its warm workers and the seed stock (one ready seed per problem). A learner registers,
-takes an API token and submits the problem's reference.py over HTTP `--n` times per
-problem, and polls the submission every 50 ms until it sees the verdict.
+its warm workers and the seed stock (one ready seed per problem), except that the runner is
+kept in this process (`runner_in_server`), where the timing hooks reach it; a server keeps it
+in a child process (web/judging/judge_process.py), which adds a pipe's round trip per call.
+A learner registers, takes an API token and submits the problem's reference.py over HTTP
+`--n` times per problem, and polls the submission every 50 ms until it sees the verdict.
 
 Each submission's wait is split at timestamps taken in this process (one clock): the HTTP
 submit, the worker's claim, the judge's progress (judge/run/phase.py, as the lease receives
@@ -296,11 +298,11 @@ class Learner:
 def wait_stock_idle(app: Any, problems: list[ProblemSpec], timeout: float) -> float:
     """Wait until the seed stock has a seed ready for each of `problems` (so it is idle);
     returns the seconds waited."""
-    runner = app.extensions[EXTENSION].judge.runner
+    judge = app.extensions[EXTENSION].judge
     start = time.monotonic()
-    while any(runner.stock.ready(p) < 1 for p in problems):
+    while any(judge.seeds_ready(p) < 1 for p in problems):
         if time.monotonic() - start > timeout:
-            short = [p.slug for p in problems if runner.stock.ready(p) < 1]
+            short = [p.slug for p in problems if judge.seeds_ready(p) < 1]
             raise SystemExit(f"the seed stock had no seed ready after {timeout:.0f} s: {short}")
         time.sleep(0.2)
     return time.monotonic() - start
@@ -348,6 +350,9 @@ def main() -> int:
             instance_dir=Path(folder),
             submit_per_user=plenty,
             submit_per_ip=plenty,
+            # The runner in this process, where the timing hooks reach its inside (a server
+            # keeps it in a child process of its own).
+            runner_in_server=True,
         )
         timeline = Timeline()
         app = create_app(config)

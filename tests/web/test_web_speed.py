@@ -270,13 +270,22 @@ def test_a_real_accepted_submission_of_a_speed_problem_reaches_the_speed_board(
     try:
         client = app.test_client()
         ada = make_user(client, "ada")
-        sid = submit(client, ada, STEADY_ADD, problem="add-fast")
         submit(client, ada, WRONG, problem="add-fast")
-        wait_judged(app)
-        view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
-        assert view["verdict"] == "AC", view
-        speed = view["speed"]
-        assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 5)
+        # A run timed while the machine was busy is accepted but not recorded ("unsteady":
+        # the suite's other worker beside it); the learner is asked to submit again, and
+        # the test does as the learner does.
+        for _ in range(3):
+            sid = submit(client, ada, STEADY_ADD, problem="add-fast")
+            wait_judged(app)
+            view = client.get(f"/api/submissions/{sid}", headers=ada.auth).json
+            assert view["verdict"] == "AC", view
+            speed = view["speed"]
+            assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 5)
+            if speed["state"] == "scored":
+                break
+            assert speed["relative_spread"] > speed["spread_limit"], speed
+        else:
+            pytest.fail(f"every run was too unsteady to record: {speed}")
         (entry,) = client.get("/api/leaderboard/add-fast").json["speed"][0]["entries"]
         assert (entry["user"], entry["rank"], entry["unit"]) == ("ada", 1, "tokens/s")
         assert entry["value"] == pytest.approx(speed["value"])

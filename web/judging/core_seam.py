@@ -240,6 +240,10 @@ class SandboxJudge:
     def ready_seed(self, problem: ProblemSpec) -> int | None:
         return self.runner.ready_seed(problem)
 
+    def seeds_ready(self, problem: ProblemSpec) -> int:
+        """Hidden seeds the stock holds ready for `problem` (benchmarks wait on it)."""
+        return self.runner.stock.ready(problem)
+
     def run(
         self, problem: ProblemSpec, code: str, seed: int, progress: Progress | None = None
     ) -> Report:

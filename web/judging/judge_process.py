@@ -108,6 +108,11 @@ class JudgeProcess:
             return None  # the submission's judging draws a fresh seed and finds out itself
         return seed
 
+    def seeds_ready(self, problem: ProblemSpec) -> int:
+        """Hidden seeds the runner's stock holds ready for `problem` (benchmarks wait on it)."""
+        count: int = self._call("seeds_ready", (problem,))
+        return count
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
@@ -277,6 +282,8 @@ def serve(conn: Connection, server_pid: int) -> None:
                 result = runner.try_input(*args).to_dict()
             elif op == "ready_seed":
                 result = runner.ready_seed(*args)
+            elif op == "seeds_ready":
+                result = runner.stock.ready(*args)
             else:
                 raise ValueError(f"unknown request {op!r}")
         except SourceError as exc:
