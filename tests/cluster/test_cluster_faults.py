@@ -30,8 +30,10 @@ def test_a_worker_killed_mid_job_leaves_its_job_to_another(cluster: Cluster) -> 
     cluster.start_worker("doomed")
     cluster.start_worker("survivor")
     client = cluster.app()
-    ada = register(client, "ada")
-    ids = [submit(client, ada, SLOW + f"# {n}\n") for n in range(3)]
+    # Three learners: one account's submissions are judged one at a time (fair judging),
+    # and both workers must be judging for one of them to die mid-job.
+    learners = [register(client, name) for name in ("ada", "bob", "cat")]
+    ids = [submit(client, who, SLOW + f"# {n}\n") for n, who in enumerate(learners)]
     held = cluster.wait_running("doomed")
     cluster.signal_worker("doomed", signal.SIGKILL)
     _judged_once(cluster, ids)

@@ -37,6 +37,7 @@ from judge.errors import UnknownProblem
 from judge.problem.spec import ProblemSpec
 from judge.run.custom_run import CustomRun
 from judge.run.judge_source import internal_error
+from judge.run.phase import Phase, Stage
 from web.errors import NotFound, RateLimited
 from web.i18n import say
 from web.judging import core_seam
@@ -336,14 +337,14 @@ def _renew(run_id: str, worker: str, db: Session, values: dict[str, Any]) -> int
     judging has got to, once it moved (the page shows it as a submission's)."""
     columns: dict[str, Any] = {"expires_at": values["lease_until"]}
     if "progress_stage" in values:
-        progress = {
-            "stage": values["progress_stage"],
-            "done": values["progress_done"],
-            "total": values["progress_total"],
-            "step": values["progress_step"],
-            "of": values["progress_of"],
-        }
-        columns["progress_json"] = json.dumps(progress)
+        progress = Phase(
+            Stage(values["progress_stage"]),
+            values["progress_done"],
+            values["progress_total"],
+            values["progress_step"],
+            values["progress_of"],
+        )
+        columns["progress_json"] = json.dumps(progress.to_dict())
     return changed(
         db,
         update(PublicRun)
