@@ -27,11 +27,13 @@ def test_judge_check_passes(problem: ProblemSpec) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("problem", problem_params(p for p in PROBLEMS.all() if p.tier == "torch"))
 def test_a_torch_problems_reference_is_accepted_by_the_local_judge(problem: ProblemSpec) -> None:
-    """Torch-tier problems skip, saying so, where torch is not installed."""
+    """Torch-tier problems skip, saying so, where torch is not installed. A speed problem's
+    timed cases run unpaced, as `judge check` runs them: the verdict is what is proved here
+    (pacing is tested on its own in tests/judge and tests/web)."""
     from judge.run.judge_source import judge_source
     from judge.verdict import Verdict
 
-    report = judge_source(problem, problem.reference_source())
+    report = judge_source(problem, problem.reference_source(), pace=False)
     assert report.verdict is Verdict.AC, [(c.name, c.message) for c in report.cases]
 
 
