@@ -6,7 +6,7 @@
 
 const SIGINT = 2;
 // Python checks the interrupt buffer often, but a loaded machine can delay the answer.
-const INTERRUPT_GRACE_MS = 1000;
+const INTERRUPT_GRACE_MS = 3000; // 1 s was missed beside another busy process (a CI run)
 
 export class Runner {
   constructor({ workerURL, indexURL, judgeURL }) {
