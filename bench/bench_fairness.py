@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import signal
 import statistics
 import subprocess
@@ -36,6 +35,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from judge.problem.speed_spec import cpu_model  # noqa: E402
+
 PROBLEMS = REPO / "problems"
 VICTIM_PROBLEM = "kv-bytes-per-token"
 ATTACK_PROBLEM = "serve-engine"
@@ -192,7 +195,7 @@ def main() -> None:
             process.send_signal(signal.SIGKILL)
             process.wait()
     print(
-        f"# {_cpu_model()}, {os.cpu_count()} cores, load "
+        f"# {cpu_model()}, {os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f}; attacker: {attacker.runs} runs and {attacker.submissions} "
         f"submissions started, {attacker.refusals} refused; its engine sleeps {args.sleep_s:g} s"
     )
@@ -212,13 +215,6 @@ def main() -> None:
         f"\ngoals {'held' if held else 'MISSED'}: worst try-input {worst_try:.2f} s, "
         f"worst submission {worst_extra:+.2f} s over its median alone"
     )
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.machine()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ import argparse
 import http.client
 import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -25,6 +24,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from judge.problem.speed_spec import cpu_model  # noqa: E402
+
 PROBLEMS = REPO / "problems"
 INPUTS = {
     "kv-cache": {"model": "qwen3-gqa", "batch": 1, "chunks": [4, 1], "decode": 2, "seed": 3},
@@ -147,7 +150,7 @@ def main() -> None:
             server.send_signal(signal.SIGKILL)
             server.wait()
     print(
-        f"# {_cpu_model()}, {os.cpu_count()} cores; "
+        f"# {cpu_model()}, {os.cpu_count()} cores; "
         f"{args.problem} Try-your-input with the reference's code, one after another"
     )
     print("| inputs done | web process RSS | torch in it | judge process RSS | torch in it | s |")
@@ -162,20 +165,12 @@ def main() -> None:
 
 
 def _first_public_args(slug: str) -> object:
-    sys.path.insert(0, str(REPO))
     from judge.problem.cases import load_module, public_cases
     from judge.problem.problemset import ProblemSet
 
     problem = ProblemSet(PROBLEMS).get(slug)
     driver = load_module(problem.cases_source(), "cases", str(problem.path / "cases.py"))
     return public_cases(problem, driver)[0].args
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.machine()
 
 
 if __name__ == "__main__":

@@ -299,7 +299,7 @@ def hardware(launcher: str, device: str = "cpu") -> dict[str, str]:
 
     torch = sys.modules.get("torch")  # the reference ran here: torch is loaded, never imported
     info = {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "device": device_class(device),
         # A sandboxed job's torch runs on one thread; a local child on OMP_NUM_THREADS,
         # which the local launcher sets to 1 unless the learner set it (judge/run/launch.py).
@@ -319,7 +319,8 @@ def hardware(launcher: str, device: str = "cpu") -> dict[str, str]:
     return info
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """This machine's CPU model as /proc/cpuinfo names it (a speed's hardware, benchmarks)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
