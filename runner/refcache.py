@@ -20,7 +20,7 @@ from judge.problem.limits import CpuAllowance
 from judge.problem.spec import ProblemSpec
 from judge.run.budget import ResultBudget, budget_for
 from judge.run.calibration import calibrate
-from judge.run.judge_source import expected_observations
+from judge.run.judge_source import run_reference
 from judge.run.load_message import load_message
 
 TYPE_CHECKING = False
@@ -91,7 +91,7 @@ class ReferenceCache:
         """The entry of (problem, seed), computed here and not kept: what `entry` stores
         on a miss and what runner.seedstock prepares ahead (`before_case` waits for idle)."""
         cases = build_cases(problem, seed)
-        expected = expected_observations(problem, cases, before_case)
+        expected = run_reference(problem, cases, before_case)
         return Entry(cases, expected, budget_for(expected))
 
     def has(self, problem: ProblemSpec, seed: int | None) -> bool:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import answer_cache
 import pytest
 from problem_factory import MakeProblem, write_add_problem
 from quiz_factory import MakeQuiz, write_quiz
@@ -12,6 +15,33 @@ from quiz_factory import MakeQuiz, write_quiz
 from services import postgres_server, postgres_url, redis_server, redis_url
 
 __all__ = ["postgres_server", "postgres_url", "redis_server", "redis_url"]
+
+TESTS = Path(__file__).resolve().parent
+# Where a server judges (it computes its answers itself, as in production): no memo there.
+SERVERS = (TESTS / "web", TESTS / "cluster", TESTS / "bench")
+ANSWERS = answer_cache.AnswerCache()
+
+
+@pytest.fixture(autouse=True)
+def _answers_once_per_run(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The reference's answers on a seed, computed once per test run (tests/answer_cache.py)."""
+    path = Path(str(request.node.path))
+    # Only where the test's module brought the judge in already: importing it here would
+    # change what a test of imports sees.
+    judge_source = sys.modules.get("judge.run.judge_source")
+    if (
+        judge_source is None
+        or not answer_cache.enabled()
+        or any(path.is_relative_to(s) for s in SERVERS)
+    ):
+        yield
+        return
+    original = judge_source.expected_observations
+    judge_source.expected_observations = ANSWERS.wrap(original)
+    try:
+        yield
+    finally:
+        judge_source.expected_observations = original
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ from judge.problem.cases import PUBLIC_SEED, build_cases
 from judge.problem.limits import CpuAllowance
 from judge.problem.spec import ProblemSpec
 from judge.problem.wrong_solution import WrongSolution
-from judge.run.judge_source import TrustedInputs, expected_observations, judge_source
+from judge.run import judge_source as judging
+from judge.run.judge_source import TrustedInputs, judge_source, run_reference
 from judge.verdict import Verdict
 from judge.wire.codec import encode
 from judge.wire.tensor import TensorData
@@ -114,7 +115,7 @@ class _Trusted:
 
         problem = self.problem
         cases = build_cases(problem, seed)
-        expected = expected_observations(problem, cases)
+        expected = judging.expected_observations(problem, cases)
         got = TrustedInputs(cases, expected, budget_for(expected))
         if problem.cpu_rule is None:
             return got
@@ -225,7 +226,7 @@ def _determinism(problem: ProblemSpec, first: TrustedInputs) -> Check:
             cases, expected = first.cases, first.expected
         else:
             cases = build_cases(problem, PUBLIC_SEED)
-            expected = expected_observations(problem, cases)
+            expected = run_reference(problem, cases)  # a run of its own, never a memo
         tensors: list[TensorData] = []
         blob = json.dumps(
             encode([[c.name, c.args, expected[c.name]] for c in cases], tensors), sort_keys=True

@@ -166,6 +166,16 @@ class TrustedInputs:
 def expected_observations(
     problem: ProblemSpec, cases: list[Case], before_case: Callable[[], None] | None = None
 ) -> dict[str, object]:
+    """The answers a judging compares with: `run_reference` on these cases. The one name
+    a test harness may memoise (tests/answer_cache.py, one computation per test run);
+    whatever must be a run of its own (the runner's cache, `judge check`'s determinism
+    check) calls run_reference."""
+    return run_reference(problem, cases, before_case)
+
+
+def run_reference(
+    problem: ProblemSpec, cases: list[Case], before_case: Callable[[], None] | None = None
+) -> dict[str, object]:
     """Run every case on reference.py in this (trusted) process; canonical wire form.
     `before_case` is called before each case (a background caller waits there while the
     judge is busy)."""
@@ -396,4 +406,4 @@ def seed_kind(seed: int | None) -> str:
     return "public" if seed is None or seed == PUBLIC_SEED else "secret"
 
 
-__all__ = ["crash_verdict", "expected_observations", "judge_source"]
+__all__ = ["crash_verdict", "expected_observations", "judge_source", "run_reference"]

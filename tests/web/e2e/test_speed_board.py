@@ -2,7 +2,10 @@
 reference through the editor and Submit; the server judges it for real (the queue, the
 runner's sandbox, nine timed repetitions on the secret seed), and the problem page's
 board and /leaderboard/decode-throughput show the learner's row with the stored score,
-its unit, its q1-q3 range and the hardware that measured it."""
+its unit, its q1-q3 range and the hardware that measured it. A second learner then submits
+a correct, slower solution (each prompt decoded alone): the two real runs are ranked by the
+overlap rule from their own stored quartiles, on the board's API and on its page. (That
+ranking was tests/web/test_web_speed_ranks.py's, which judged the same reference again.)"""
 
 from __future__ import annotations
 
@@ -24,6 +27,18 @@ from .pages import SUBMIT, open_problem, reference_source, register, replace_cod
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.slow]
 SLUG = "decode-throughput"
+# Correct (every row is the batch's greedy continuation, token for token) and slower: eight
+# batches of one, so every decode step reads all the weights for a single row.
+ONE_BY_ONE = '''import torch
+
+from mini_llm import generate
+
+
+@torch.inference_mode()
+def decode_batch(model, prompts, max_new_tokens):
+    """Each prompt decoded on its own, as a batch of one."""
+    return [generate(model, [p], max_new_tokens, stop_tokens=())[0] for p in prompts]
+'''
 # A real submission: a cold sandbox worker imports torch and loads the models, then the
 # public cases, a warm-up and nine timed repetitions run (20-40 s on a busy 2-core box).
 VERDICT_TIMEOUT_MS = 300_000
@@ -54,6 +69,11 @@ def sandbox_server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
             yield url(server)
     finally:
         app.extensions[EXTENSION].close()
+
+
+def overlap_rank(entry: dict[str, float], others: list[dict[str, float]]) -> int:
+    """docs/WEB.md: 1 + the number of entries whose q1 is above this entry's q3."""
+    return 1 + sum(1 for other in others if other["q1"] > entry["q3"])
 
 
 def board_row(page: Any, username: str) -> list[str]:
@@ -145,3 +165,55 @@ def test_a_submitted_reference_reaches_the_speed_board_with_its_stored_score(
     finally:
         context.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+    ranked_with_a_slower_learner(browser, sandbox_server, username, sid, speed)
+
+
+def ranked_with_a_slower_learner(
+    browser: Any, server: str, first: str, first_id: int, first_speed: dict[str, Any]
+) -> None:
+    """A second learner's correct, slower run joins the board; both are ranked by the
+    overlap rule from their stored quartiles, in the API and on the page alike."""
+    context = browser.new_context(
+        base_url=server, locale="en-US", viewport={"width": 1440, "height": 900}
+    )
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    try:
+        second = register(page, prefix="slow")
+        open_problem(page, SLUG)
+        replace_code(page, ONE_BY_ONE)
+        second_id, second_speed = scored_submission(page)
+        ids = {first: first_id, second: second_id}
+        speeds = {first: first_speed, second: second_speed}
+
+        board = page.request.get(f"/api/leaderboard/{SLUG}").json()["speed"][0]["entries"]
+        assert [e["user"] for e in board] == sorted(speeds, key=lambda w: -speeds[w]["value"])
+        for entry in board:
+            mine = speeds[entry["user"]]
+            assert entry["submission"] == ids[entry["user"]]
+            assert (entry["value"], entry["q1"], entry["q3"]) == (
+                mine["value"],
+                mine["q1"],
+                mine["q3"],
+            )
+            others = [s for who, s in speeds.items() if who != entry["user"]]
+            assert entry["rank"] == overlap_rank(mine, others), (entry, speeds)
+
+        # The page shows the same ranks, in board order.
+        page.goto(f"/leaderboard/{SLUG}")
+        rows = page.locator("#speed-board tbody tr[data-user]")
+        shown = [
+            (rows.nth(i).get_attribute("data-user"), rows.nth(i).locator("td").first.inner_text())
+            for i in range(rows.count())
+        ]
+        assert shown == [(e["user"], str(e["rank"])) for e in board], shown
+        shoot(page, "33-speed-board-two-learners")
+        print(
+            "decode-throughput on the board:",
+            ", ".join(
+                f"{e['user']} #{e['rank']} {e['value']:.1f} ({e['q1']:.1f}-{e['q3']:.1f})"
+                for e in board
+            ),
+        )
+    finally:
+        context.close()

@@ -1,0 +1,158 @@
+"""The reference's answers, computed once per test run and shared by every test and pytest-xdist
+worker that asks for the same ones (issue 34: a torch problem's reference on one seed costs
+3-10 s, and a dozen tests judge the same problem on the same seed).
+
+Installed by tests/conftest.py in place of `judge.run.judge_source.expected_observations`
+for the tests that judge the real problem set outside a server: the runner's, the problems'
+and the judge's own. Never for tests/web or tests/cluster: a server computes its answers
+itself (its runner calls `run_reference`, never the memoised name), and so does `judge
+check`'s determinism check, whose second run must be a run.
+
+An entry is a file under build/answer-cache/, named by the hash of everything its answers
+depend on: the problem's folder (every file), the judge's and mini_llm's source, the torch
+version, the checkpoints' files (names, sizes, times) and the cases themselves. A clean
+clone (as CI runs) starts empty; `rm -rf build/answer-cache` empties it by hand, and
+TEST_ANSWER_CACHE=off turns it off.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import hashlib
+import io
+import json
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+FOLDER = REPO / "build" / "answer-cache"
+FORMAT = b"answer-cache/1"
+Compute = Callable[..., dict[str, object]]
+
+
+def enabled() -> bool:
+    return os.environ.get("TEST_ANSWER_CACHE", "on") != "off"
+
+
+class AnswerCache:
+    """`wrap(compute)`: `compute` memoised on disk for the real set's torch problems (a
+    browser problem's answers cost milliseconds: not worth a file)."""
+
+    def __init__(self, folder: Path = FOLDER, problems: Path = REPO / "problems") -> None:
+        self.folder, self.problems = folder, problems.resolve()
+        self.hits = self.misses = 0
+        self._code: bytes | None = None
+
+    def wrap(self, compute: Compute) -> Compute:
+        def memoised(problem: Any, cases: list[Any], before_case: Any = None) -> dict[str, object]:
+            if before_case is not None or not self._cacheable(problem):
+                return compute(problem, cases, before_case)
+            path = self.folder / f"{self._key(problem, cases)}.pickle"
+            found = self._read(path)
+            if found is not None:
+                self.hits += 1
+                return found
+            self.misses += 1
+            answers = compute(problem, cases, None)
+            self._write(path, answers)
+            return answers
+
+        return memoised
+
+    def _cacheable(self, problem: Any) -> bool:
+        return problem.tier == "torch" and Path(problem.path).resolve().parent == self.problems
+
+    def _key(self, problem: Any, cases: list[Any]) -> str:
+        from judge.wire.codec import encode
+        from judge.wire.tensor import TensorData
+
+        digest = hashlib.sha256(FORMAT)
+        digest.update(self._code_digest())
+        digest.update(_folder_digest(Path(problem.path)))
+        digest.update(_models_stamp())
+        tensors: list[TensorData] = []
+        shown = encode([[case.name, case.args] for case in cases], tensors)
+        digest.update(json.dumps(shown, sort_keys=True).encode())
+        for tensor in tensors:
+            digest.update(f"{tensor.dtype}{tensor.shape}".encode())
+            digest.update(tensor.data)
+        return digest.hexdigest()
+
+    def _code_digest(self) -> bytes:
+        if self._code is None:
+            import torch
+
+            digest = hashlib.sha256(torch.__version__.encode())
+            for package in ("judge", "mini_llm"):
+                for path in sorted((REPO / package).rglob("*.py")):
+                    digest.update(path.relative_to(REPO).as_posix().encode())
+                    digest.update(path.read_bytes())
+            self._code = digest.digest()
+        return self._code
+
+    def _read(self, path: Path) -> dict[str, object] | None:
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            value = pickle.loads(blob)
+        except Exception:  # noqa: BLE001 - a torn or foreign file: compute again
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _write(self, path: Path, answers: dict[str, object]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dispatch_table = _dispatch_table()
+        pickler.dump(answers)
+        # Another worker may write the same entry at once: each writes its own file and
+        # renames it into place, so a reader sees one whole file or none.
+        fd, temporary = tempfile.mkstemp(dir=self.folder, suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(buffer.getvalue())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def _dispatch_table() -> dict[type, Any]:
+    """TensorData refuses attribute writes, so it pickles through its constructor."""
+    from judge.wire.tensor import TensorData
+
+    table = dict(copyreg.dispatch_table)
+    table[TensorData] = lambda t: (TensorData, (t.dtype, t.shape, t.data))
+    return table
+
+
+def _folder_digest(folder: Path) -> bytes:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(folder).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _models_stamp() -> bytes:
+    """The checkpoints by name, size and time: reading their weights would cost more than
+    most of the answers they key."""
+    from mini_llm.zoo import models_root
+
+    root = models_root()
+    digest = hashlib.sha256(str(root.resolve()).encode())
+    if root.is_dir():
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                stat = path.stat()
+                digest.update(
+                    f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}".encode()
+                )
+    return digest.digest()
