@@ -17,7 +17,7 @@ import json
 
 from judge.grading.report import Report
 from judge.kinds.proof import EXTRA_SEEDS, Check, fails_where_declared, why
-from judge.problem.cases import PUBLIC_SEED, build_cases
+from judge.problem.cases import PUBLIC_SEED, Case, build_cases
 from judge.problem.limits import CpuAllowance
 from judge.problem.spec import ProblemSpec
 from judge.problem.wrong_solution import WrongSolution
@@ -38,8 +38,10 @@ def prove_code(
     """A code problem's checks, appended to `checks`; its runs in children of `launcher`
     (`check --sandbox`: the server's sandbox), else in plain local children."""
     trusted = _Trusted(problem, launcher)
+    observed: dict[str, object] = {}  # the reference's own run on the public seed
     for seed in (PUBLIC_SEED, *EXTRA_SEEDS):
-        report = trusted.judge(problem.reference_source(), seed)
+        keep = observed if seed == PUBLIC_SEED else None
+        report = trusted.judge(problem.reference_source(), seed, observed=keep)
         detail = f"{report.passed}/{len(report.cases)} cases" + why(report)
         checks.append(Check(f"reference AC (seed {seed})", report.verdict is Verdict.AC, detail))
     starter = trusted.judge(problem.starter_source())
@@ -68,7 +70,7 @@ def prove_code(
         report = trusted.judge(path.read_text(encoding="utf-8"))
         detail = f"{report.passed}/{len(report.cases)} cases" + why(report)
         checks.append(Check(f"{path.name} AC", report.verdict is Verdict.AC, detail))
-    checks.append(_determinism(problem, trusted.public_inputs()))
+    checks.append(_determinism(problem, trusted.public_inputs(), observed))
 
 
 class _Trusted:
@@ -84,13 +86,21 @@ class _Trusted:
         self._allowances: dict[str, CpuAllowance] = {}
         self._counted = True  # False once a launcher could not count a child's CPU time
 
-    def judge(self, source: str, seed: int = PUBLIC_SEED, through: int | None = None) -> Report:
-        """`source` judged on `seed`'s cases, or on its first `through` cases only."""
+    def judge(
+        self,
+        source: str,
+        seed: int = PUBLIC_SEED,
+        through: int | None = None,
+        observed: dict[str, object] | None = None,
+    ) -> Report:
+        """`source` judged on `seed`'s cases, or on its first `through` cases only; each
+        case's observation into `observed` when given."""
         got = self._inputs(seed)
         cases = got.cases if got.cases is None or through is None else got.cases[:through]
         return judge_source(
             self.problem, source, seed=seed, launcher=self.launcher, pace=False,
             cases=cases, expected=got.expected, budget=got.budget, cpu=got.cpu,
+            observed=observed,
         )  # fmt: skip
 
     def public_case_names(self) -> list[str] | None:
@@ -217,22 +227,38 @@ def _code_lines(source: str) -> list[tuple[int, str]]:
     ]
 
 
-def _determinism(problem: ProblemSpec, first: TrustedInputs) -> Check:
+def _determinism(
+    problem: ProblemSpec, first: TrustedInputs, observed: dict[str, object] | None = None
+) -> Check:
     """The public seed's cases and expected answers come out the same twice: the check's own
-    computation of them (`first`, when it succeeded), then a fresh one."""
-    runs = []
+    computation of them (`first`, when it succeeded), then a second run of the reference.
+    That second run is the reference's judged run on the public seed (`observed`, in a
+    child like a submission's) when it answered every case identically; else, and where
+    there is none, a fresh run here (a child's floating-point answers may differ in their
+    last bits from this process's, under another thread count, and still be right)."""
+    runs: list[tuple[str, list[bytes]] | None] = []
     for round_ in range(2):
         if round_ == 0 and first.cases is not None and first.expected is not None:
             cases, expected = first.cases, first.expected
+        elif round_ == 1 and observed and _answers(cases, observed) == runs[0]:
+            runs.append(runs[0])
+            continue
         else:
             cases = build_cases(problem, PUBLIC_SEED)
             expected = run_reference(problem, cases)  # a run of its own, never a memo
-        tensors: list[TensorData] = []
-        blob = json.dumps(
-            encode([[c.name, c.args, expected[c.name]] for c in cases], tensors), sort_keys=True
-        )
-        runs.append((blob, [t.data for t in tensors]))
+        runs.append(_answers(cases, expected))
     same = runs[0] == runs[1]
     return Check(
         "reference deterministic", same, "identical observations" if same else "two runs differ"
     )
+
+
+def _answers(cases: list[Case], answers: dict[str, object]) -> tuple[str, list[bytes]] | None:
+    """The cases with their answers, as comparable bytes; None when one is missing."""
+    if any(case.name not in answers for case in cases):
+        return None
+    tensors: list[TensorData] = []
+    blob = json.dumps(
+        encode([[c.name, c.args, answers[c.name]] for c in cases], tensors), sort_keys=True
+    )
+    return blob, [t.data for t in tensors]

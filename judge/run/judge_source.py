@@ -30,7 +30,7 @@ from judge.grading.case_grading import (
     grade,
     time_step_ms,
 )
-from judge.grading.outcome import Outcome
+from judge.grading.outcome import Outcome, OutcomeKind
 from judge.grading.report import CaseResult, Report
 from judge.messages import load_error_said, with_message
 from judge.pictures.reproduce import Reproducer
@@ -69,6 +69,7 @@ def judge_source(
     cases: list[Case] | None = None,
     solution: str = "",
     pace: bool = True,
+    observed: dict[str, object] | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
@@ -78,13 +79,16 @@ def judge_source(
     The job's device is the launcher's choice (its device_for), made here before anything
     runs: DeviceUnavailable, a JudgeError, where this host cannot judge the problem.
     `pace` False runs a speed problem's timed cases without the reference timed beside each
-    (`judge check`, which proves verdicts: the score is then the unpaired rate)."""
+    (`judge check`, which proves verdicts: the score is then the unpaired rate). `observed`,
+    when given, receives each case's observation as it arrived (`judge check` compares the
+    reference's with the answers computed in this process: two runs of the reference)."""
     if problem.kind != ProblemKind.CODE:
         raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
     device = job_device_for(problem, launcher)
     run = TrustedInputs(cases, expected, budget, cpu, device)
     run.pace = pace
+    run.observed = observed
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
@@ -148,7 +152,7 @@ class TrustedInputs:
     """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
     check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cases", "cpu", "device", "expected", "pace")
+    __slots__ = ("budget", "cases", "cpu", "device", "expected", "observed", "pace")
 
     def __init__(
         self,
@@ -161,6 +165,7 @@ class TrustedInputs:
         self.cases, self.expected, self.budget, self.cpu = cases, expected, budget, cpu
         self.device = device
         self.pace = True  # a speed problem's reference timed beside each timed case
+        self.observed: dict[str, object] | None = None  # where a run's observations go
 
 
 def expected_observations(
@@ -261,6 +266,8 @@ def _drive(
             # tolerance its problem states for CUDA (judge/problem/checkers.py CheckSpec.on).
             check = case.check.on(run.device.value)
             on_device = case if check is case.check else replace(case, check=check)
+            if run.observed is not None and outcome.kind is OutcomeKind.RESULT:
+                run.observed[case.name] = outcome.observation
             graded.append(grade(on_device, outcome, want[case.name], reproducer, allowance))
 
         def not_worth_timing(case: Case) -> bool:

@@ -374,3 +374,32 @@ def test_judge_check_runs_a_speed_problems_timed_cases_without_pacing_them(
     )
     result = check_problem(load_problem(folder))
     assert failing(result) == {}, failing(result)
+
+
+def test_the_determinism_check_takes_the_references_judged_run_as_its_second_run(
+    make_problem: MakeProblem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference's judged run on the public seed is a second run of it (in a child): when
+    it answered every case identically, nothing is computed a third time."""
+    from judge.kinds import code_proof
+    from judge.problem.cases import PUBLIC_SEED, build_cases
+    from judge.run.judge_source import TrustedInputs, run_reference
+
+    problem = load_problem(make_problem())
+    cases = build_cases(problem, PUBLIC_SEED)
+    answers = run_reference(problem, cases)
+    runs: list[str] = []
+
+    def counted(*args: object) -> dict[str, object]:
+        runs.append("run")
+        return run_reference(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(code_proof, "run_reference", counted)
+    first = TrustedInputs(cases, answers)
+    assert code_proof._determinism(problem, first, dict(answers)).ok
+    assert runs == []
+    # A judged run that answered otherwise (or not at all) is no proof: the reference runs again.
+    other = dict(answers) | {cases[0].name: "something else"}
+    assert code_proof._determinism(problem, first, other).ok
+    assert code_proof._determinism(problem, first, {}).ok
+    assert runs == ["run", "run"]
