@@ -583,8 +583,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "你的输入和公开用例的参数形状不一样：{reason}",
     },
     "input.wrong_type": {
-        "en": "the arguments must be a JSON {expected}, not a {got}",
-        "zh": "参数应是 JSON {expected}，而不是 {got}",
+        "en": "the arguments must be {expected}, not {got}",
+        "zh": "参数应是{expected}，而不是{got}",
     },
     "input.missing_key": {"en": "it lacks the key {key}", "zh": "缺少键 {key}"},
     "input.unknown_key": {
@@ -592,9 +592,47 @@ CATALOG: dict[str, dict[str, str]] = {
         "zh": "多了公开用例里没有的键 {key}（可用的键：{keys}）",
     },
     "input.wrong_value_type": {
-        "en": "{key} must be a JSON {expected}, not a {got}",
-        "zh": "{key} 应是 JSON {expected}，而不是 {got}",
+        "en": "{key} must be {expected}, not {got}",
+        "zh": "{key} 应是{expected}，而不是{got}",
     },
+    # A problem's declared input rules (problem.toml [input]; judge/problem/input_rules.py):
+    # each names the argument by its path in the arguments and says the rule it breaks.
+    "input.rule_missing": {"en": "{path} is missing", "zh": "缺少 {path}"},
+    "input.rule_type": {
+        "en": "{path} must be {expected} (got {got})",
+        "zh": "{path} 应是{expected}（实际是 {got}）",
+    },
+    "input.rule_choices": {
+        "en": "{path} must be one of {choices} (got {got})",
+        "zh": "{path} 只能是 {choices} 之一（实际是 {got}）",
+    },
+    "input.rule_min": {
+        "en": "{path} must be at least {low} (got {got})",
+        "zh": "{path} 不能小于 {low}（实际是 {got}）",
+    },
+    "input.rule_max": {
+        "en": "{path} must be at most {high} (got {got})",
+        "zh": "{path} 不能大于 {high}（实际是 {got}）",
+    },
+    "input.rule_min_len": {
+        "en": "{path} must have at least {low} items (it has {got})",
+        "zh": "{path} 至少要有 {low} 项（实际有 {got} 项）",
+    },
+    "input.rule_max_len": {
+        "en": "{path} may have at most {high} items (it has {got})",
+        "zh": "{path} 最多只能有 {high} 项（实际有 {got} 项）",
+    },
+    "input.relation_at": {"en": "{path}: {rule}", "zh": "{path}：{rule}"},
+    "input.either": {"en": "{first}{rest}", "zh": "{first}{rest}"},
+    "input.or": {"en": " or {kind}", "zh": "或{kind}"},
+    "input.comma": {"en": ", {kind}{rest}", "zh": "、{kind}{rest}"},
+    "input.type_int": {"en": "an integer", "zh": "整数"},
+    "input.type_number": {"en": "a number", "zh": "数"},
+    "input.type_bool": {"en": "true or false", "zh": "true 或 false"},
+    "input.type_string": {"en": "a string", "zh": "字符串"},
+    "input.type_list": {"en": "a list", "zh": "列表"},
+    "input.type_object": {"en": "an object", "zh": "对象"},
+    "input.type_null": {"en": "null", "zh": "null"},
     "input.refused": {
         "en": "the problem refuses these arguments: {reason}",
         "zh": "本题不接受这组参数：{reason}",

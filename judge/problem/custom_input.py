@@ -1,23 +1,24 @@
 """A learner's own input for a problem: JSON read strictly, shaped like a public case's
-arguments, accepted by the problem's own `validate_args` if its cases.py has one, and made
-a `Case` the judge runs like any public one ("Try your own input", `judge run --input`).
+arguments and within the rules its problem.toml declares (`[input]`,
+judge/problem/input_rules.py), then made a `Case` the judge runs like any public one ("Try
+your own input", `judge run --input`).
 
 The arguments are chosen by the learner and reach the reference, so they are refused here,
 on the trusted side and before anything runs, with a sentence that says why in both
-languages: not JSON, too large, the wrong shape, or what the problem's validator says.
+languages: not JSON, too large, the wrong shape, or the problem's rule it breaks.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import types
 from dataclasses import dataclass
 
 from judge.errors import InputRefused
 from judge.messages import Message, raw, say
 from judge.problem.cases import Case, load_module, public_cases
 from judge.problem.checkers import CheckSpec
+from judge.problem.input_rules import kinds_said
 from judge.problem.spec import ProblemSpec
 
 # The name the custom case runs under, in reports and messages.
@@ -30,15 +31,13 @@ MAX_INPUT_BYTES = 64 << 10
 MAX_DEPTH = 64
 # The longest int an input may write: Python reads at most 4300 digits, far past any size.
 MAX_INT_DIGITS = 1000
-# What `validate_args` in cases.py is called; it raises ValueError with the reason (one
-# string, or an English and a Chinese one).
-VALIDATOR = "validate_args"
 
+# A value's kind, in the words of a problem's input rules (judge/problem/input_rules.py).
 _JSON_TYPES = {
     dict: "object",
-    list: "array",
+    list: "list",
     str: "string",
-    bool: "boolean",
+    bool: "bool",
     int: "number",
     float: "number",
     type(None): "null",
@@ -77,7 +76,8 @@ class ArgsShape:
         """Why `args` do not look like a public case's arguments, or None."""
         kind = _kind(args)
         if self.kind and kind != self.kind:
-            return say("input.wrong_type", expected=self.kind, got=kind)
+            expected, got = kinds_said((self.kind,)), kinds_said((kind,))
+            return say("input.wrong_type", expected=expected, got=got)
         if self.kind != "object":
             return None
         assert isinstance(args, dict)
@@ -88,10 +88,11 @@ class ArgsShape:
         if unknown:
             return say("input.unknown_key", key=repr(unknown[0]), keys=_listed(self.allowed))
         for key, kinds in self.value_kinds:
-            got = _kind(args[key]) if key in args else None
-            if got is not None and got not in kinds and "null" not in kinds:
-                expected = _listed(kinds)
-                return say("input.wrong_value_type", key=repr(key), expected=expected, got=got)
+            found = _kind(args[key]) if key in args else None
+            if found is not None and found not in kinds and "null" not in kinds:
+                expected = kinds_said(tuple(sorted(kinds)))
+                said = kinds_said((found,))
+                return say("input.wrong_value_type", key=repr(key), expected=expected, got=said)
         return None
 
 
@@ -122,7 +123,7 @@ class CustomInput:
         problem_with = ArgsShape.of([case.args for case in examples]).problem_with(args)
         if problem_with is not None:
             raise InputRefused(say("input.wrong_shape", reason=problem_with))
-        refused = _validator_refusal(driver, args)
+        refused = problem.input_rules().problem_with(args)
         if refused is not None:
             raise InputRefused(say("input.refused", reason=refused))
         return cls(args, Case(CUSTOM_CASE, args, _check_of(problem, examples), public=True))
@@ -191,21 +192,6 @@ def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise _OutOfRange(text)
     return int(text)
-
-
-def _validator_refusal(driver: types.ModuleType, args: object) -> Message | None:
-    """What cases.py's validate_args says against `args` (a ValueError's message), or None."""
-    validate = getattr(driver, VALIDATOR, None)
-    if not callable(validate):
-        return None
-    try:
-        validate(args)
-    except ValueError as exc:
-        said = exc.args
-        if len(said) == 2 and all(type(text) is str for text in said):
-            return say("input.both", en=said[0], zh=said[1])
-        return raw(str(exc) or type(exc).__name__)
-    return None
 
 
 def _check_of(problem: ProblemSpec, examples: list[Case]) -> CheckSpec:

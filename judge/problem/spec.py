@@ -20,6 +20,7 @@ from judge.problem.limits import CpuRule, Limits
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     # Imported where used: `judge run` on a code problem loads neither (start-up time).
+    from judge.problem.input_rules import InputRules
     from judge.problem.speed_spec import SpeedSpec
     from judge.problem.wrong_solution import WrongSolution
     from judge.quiz.questions import Quiz
@@ -116,6 +117,13 @@ class ProblemSpec:
     def hosted(self) -> bool:
         """Whether the job only hosts the learner's objects for a trusted driver."""
         return self.driver is DriverSide.TRUSTED
+
+    def input_rules(self) -> InputRules:
+        """What a learner's own arguments must keep to (problem.toml `[input]`); read when an
+        input is checked, never on a judging's path. SpecError names a bad declaration."""
+        from judge.problem.input_rules import InputRules  # only a custom input pays for it
+
+        return InputRules.of(_rel(self.path / "problem.toml"), self._read("problem.toml"))
 
     def statement(self, lang: str) -> str:
         if lang not in LANGS:

@@ -89,28 +89,6 @@ def generated_cases(rng: random.Random) -> list[dict]:
     return cases
 
 
-def validate_args(args: dict) -> None:
-    """A learner's own input ("Try your own input"): what the statement allows, or a
-    ValueError saying which part is not, in English and in Chinese."""
-    for key in ("num_blocks", "block_size"):
-        if type(args[key]) is not int or not 1 <= args[key] <= 4096:
-            raise ValueError(
-                f"{key} must be a whole number from 1 to 4096", f"{key} 必须是 1 到 4096 的整数"
-            )
-    if len(args["ops"]) > 2000:
-        raise ValueError("at most 2000 operations", "最多 2000 个操作")
-    for i, op in enumerate(args["ops"]):
-        ok_seq = type(op) is list and len(op) >= 2 and type(op[1]) is int and op[1] >= 0
-        if ok_seq and op[0] == "append" and len(op) == 3 and type(op[2]) is int and op[2] >= 1:
-            continue
-        if ok_seq and op[0] == "free" and len(op) == 2:
-            continue
-        raise ValueError(
-            f'ops[{i}] must be ["append", seq_id, n] with n >= 1 or ["free", seq_id]',
-            f'ops[{i}] 必须是 ["append", seq_id, n]（n >= 1）或 ["free", seq_id]',
-        )
-
-
 def _step(alloc, op: list) -> dict:
     kind, seq = op[0], op[1]
     if kind == "append":

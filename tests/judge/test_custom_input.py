@@ -100,17 +100,25 @@ def test_json_output_holds_the_input_the_reference_and_your_report(
     [
         ('{"num_blocks": 3,', "your input is not JSON (line 1, column 18)"),
         ('{"num_blocks": NaN, "block_size": 2, "ops": []}', "your input is not JSON"),
-        ("[1, 2]", "the arguments must be a JSON object, not a array"),
+        ("[1, 2]", "the arguments must be an object, not a list"),
         ('{"num_blocks": 3, "ops": []}', "it lacks the key 'block_size'"),
         ('{"num_blocks": 3, "block_size": 2, "ops": [], "x": 1}', "it has the key 'x'"),
-        ('{"num_blocks": "3", "block_size": 2, "ops": []}', "'num_blocks' must be a JSON number"),
+        ('{"num_blocks": "3", "block_size": 2, "ops": []}', "'num_blocks' must be a number, not a"),
         (
             '{"num_blocks": 0, "block_size": 2, "ops": []}',
-            "the problem refuses these arguments: num_blocks must be a whole number",
+            "the problem refuses these arguments: num_blocks must be at least 1 (got 0)",
+        ),
+        (
+            '{"num_blocks": 2.5, "block_size": 2, "ops": []}',
+            "the problem refuses these arguments: num_blocks must be an integer (got 2.5)",
         ),
         (
             '{"num_blocks": 3, "block_size": 2, "ops": [["grow", 0]]}',
-            "the problem refuses these arguments: ops[0] must be",
+            "the problem refuses these arguments: ops[0][0] must be one of",
+        ),
+        (
+            '{"num_blocks": 3, "block_size": 2, "ops": [["append", 0]]}',
+            "ops[0]: an operation is",
         ),
     ],
 )
@@ -122,6 +130,39 @@ def test_a_refused_input_is_one_clear_line_and_exit_2(
     code, out, err = run_cli(["run", "block-table", str(solution), "--input", str(args)], capsys)
     assert code == 2 and out == ""
     assert err.startswith("judge: ") and said in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("slug", "text", "said"),
+    [
+        (
+            "tokens-processed",
+            '{"prompt_len": 7, "new_tokens": 3.5}',
+            "new_tokens must be an integer (got 3.5)",
+        ),
+        (
+            "tokens-processed",
+            '{"prompt_len": 5000000, "new_tokens": 3}',
+            "prompt_len must be at most 1,000,000 (got 5000000)",
+        ),
+        (
+            "kv-bytes-per-token",
+            '{"config": {"num_hidden_layers": -1, "num_attention_heads": 8, "hidden_size": 512},'
+            ' "kv_dtype": "fp8"}',
+            "config.num_hidden_layers must be at least 1 (got -1)",
+        ),
+    ],
+)
+def test_an_input_outside_the_statements_rules_never_reaches_the_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], slug: str, text: str, said: str
+) -> None:
+    from judge.problem.problemset import ProblemSet
+
+    reference = ProblemSet().get(slug).reference_source()
+    solution = _write(tmp_path, "mine.py", reference)
+    args = _write(tmp_path, "args.json", text)
+    code, out, err = run_cli(["run", slug, str(solution), "--input", str(args)], capsys)
+    assert (code, out) == (2, "") and said in err, err
 
 
 def test_a_refusal_is_said_in_chinese_too(
@@ -252,5 +293,10 @@ def test_a_problems_own_reason_is_said_in_both_languages() -> None:
         CustomInput.from_args(problem, {**TRACE, "num_blocks": 0})
     said = refused.value.said
     assert said is not None
-    assert "num_blocks must be a whole number from 1 to 4096" in said.en
-    assert "num_blocks 必须是 1 到 4096 的整数" in said.render("zh")
+    assert "num_blocks must be at least 1 (got 0)" in said.en
+    assert "num_blocks 不能小于 1（实际是 0）" in said.render("zh")
+    with pytest.raises(InputRefused) as refused:
+        CustomInput.from_args(problem, {**TRACE, "ops": [["append", 0]]})
+    said = refused.value.said
+    assert 'ops[0]: an operation is ["append", seq_id, n] or ["free", seq_id]' in said.en
+    assert 'ops[0]：每个操作必须是 ["append", seq_id, n] 或 ["free", seq_id]' in said.render("zh")

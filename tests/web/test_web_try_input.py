@@ -5,6 +5,7 @@ run, rate limited with the runs, never an attempt; and the page says how to do i
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from web.judging.runs import LocalRunDispatch, PublicRuns
 from web.store.models import User
 
 ONE_TWO = '{"a": 1, "b": 2}'
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +35,8 @@ def try_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_web_problem(root, TORCH, order=2, tier="torch")
     picky = "def add(a, b):\n    if a > 100:\n        raise ValueError('REFERENCE_ONLY')\n"
     write_web_problem(root, "add-picky", order=3, reference=picky + "    return a + b\n")
+    # A real problem, with its declared input rules (problem.toml [input]).
+    shutil.copytree(REPO / "problems" / "tokens-processed", root / "tokens-processed")
     return root
 
 
@@ -104,6 +108,17 @@ def test_an_input_shaped_unlike_a_public_case_is_refused_in_the_readers_language
     assert not custom["answered"] and "reference" not in custom
     assert custom["refused"]["en"].startswith("your input is not shaped like a public case's")
     assert custom["refused"]["zh"].startswith("你的输入和公开用例的参数形状不一样")
+
+
+def test_an_input_outside_the_problems_declared_rules_is_refused_naming_the_rule(
+    client: FlaskClient,
+) -> None:
+    ada = make_user(client, "ada")
+    body = {"input": '{"prompt_len": 7, "new_tokens": 3.5}'}
+    custom = tried(client, ada, body, slug="tokens-processed")
+    assert not custom["answered"] and "reference" not in custom
+    assert custom["refused"]["en"].endswith("new_tokens must be an integer (got 3.5)")
+    assert custom["refused"]["zh"].endswith("new_tokens 应是整数（实际是 3.5）")
 
 
 def test_an_input_the_reference_cannot_take_says_so_without_its_traceback(
