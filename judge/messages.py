@@ -683,14 +683,16 @@ CATALOG: dict[str, dict[str, str]] = {
         "最后一行是该步批次占用的块数",
     },
     "picture.timeline.expected": {
-        "en": "Reference: {steps} steps, {prefill} prefill chunks, {decode} decode steps, "
-        "{recompute} recomputations, at most {peak} blocks",
+        # Name first, count after: reads right for 1 as for 12 ("recomputations 1").
+        "en": "Reference: steps {steps}, prefill chunks {prefill}, decode steps {decode}, "
+        "recomputations {recompute}, blocks held at most {peak}",
         "zh": "参考答案：{steps} 步，{prefill} 次预填充分块，{decode} 次解码，{recompute} 次重算，"
         "最多占用 {peak} 个块",
     },
     "picture.timeline.got": {
-        "en": "Yours: {steps} steps, {prefill} prefill chunks, {decode} decode steps, "
-        "{recompute} recomputations, at most {peak} blocks",
+        # Name first, count after: reads right for 1 as for 12 ("recomputations 1").
+        "en": "Yours: steps {steps}, prefill chunks {prefill}, decode steps {decode}, "
+        "recomputations {recompute}, blocks held at most {peak}",
         "zh": "你的引擎：{steps} 步，{prefill} 次预填充分块，{decode} 次解码，{recompute} 次重算，"
         "最多占用 {peak} 个块",
     },

@@ -28,6 +28,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     # After a number ("100 分"): the column's own word reads oddly there.
     "points_unit": {"en": "points", "zh": "分"},
     "unit_ms": {"en": "{ms} ms", "zh": "{ms} 毫秒"},
+    "unit_s": {"en": "{s} s", "zh": "{s} 秒"},
+    "time_total_tip": {
+        "en": "the cases' times added up (a hidden case's rounded up); the submission's page "
+        "has each case's",
+        "zh": "各用例用时之和（隐藏用例的用时向上取整）；每个用例的用时见提交详情页",
+    },
     "filter_button": {"en": "Filter", "zh": "筛选"},
     "col_progress": {"en": "Your progress", "zh": "你的进度"},
     "col_user": {"en": "User", "zh": "用户"},
@@ -415,11 +421,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home_intro": {
         "en": "Exercises for the handbook chapter \u201c{chapter}\u201d. Write the code in the "
         "editor and run the public cases in your browser; Submit judges it on the server "
-        "against hidden cases. python judge.py run does the same on your machine.",
+        "against hidden cases. python practice/judge.py run, as the handbook says, does the "
+        "same on your machine.",
         "zh": "这是手册“{chapter}”一章的练习。在编辑器里写代码，公开用例直接在浏览器里运行；"
-        "提交后由服务器用隐藏用例判题。也可以在本地用 python judge.py run 判题。",
+        "提交后由服务器用隐藏用例判题。也可以像手册里说的那样，在本地用 "
+        "python practice/judge.py run 判题。",
     },
     "home_start": {"en": "Start here:", "zh": "从这里开始："},
+    # The chapter ends with exercises of its own (本章练习题): problem.toml `exercise`.
+    "home_exercises": {
+        "en": "The chapter's own exercises ({n}):",
+        "zh": "本章练习题（{n} 道）：",
+    },
+    "exercise_badge": {"en": "Chapter exercise {n}", "zh": "本章练习 {n}"},
     "home_sections": {"en": "The chapter, section by section", "zh": "本章各节"},
     "home_practise": {"en": "Practise:", "zh": "练习："},
     "home_capstone": {

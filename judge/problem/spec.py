@@ -106,6 +106,8 @@ class ProblemSpec:
     devices: tuple[Device, ...] = (Device.CPU,)
     difficulty: str | None = None  # one of DIFFICULTIES, or None where problem.toml has none
     section: str | None = None  # the chapter section it practises (SECTION_RE), if named
+    # The chapter's own exercise it is ("本章练习题" N, problem.toml `exercise`), if one
+    exercise: int | None = None
     hints: tuple[Hint, ...] = ()  # hints.<lang>.md (judge/problem/guide.py): public
     has_editorial: bool = False  # editorial.<lang>.md exist: shown only after an AC
     # The mini_llm modules that do what this problem practises ([submission] practises),
@@ -288,6 +290,7 @@ class CommonFields:
     devices: tuple[Device, ...] = (Device.CPU,)
     difficulty: str | None = None
     section: str | None = None
+    exercise: int | None = None
 
     def spec(
         self,
@@ -324,6 +327,7 @@ class CommonFields:
             devices=self.devices,
             difficulty=self.difficulty,
             section=self.section,
+            exercise=self.exercise,
             hints=load_hints(folder),
             has_editorial=has_editorial(folder),
             withheld=withheld,
@@ -350,6 +354,9 @@ def _common(f: Fields, folder: Path, file: str) -> CommonFields:
         raise SpecError(
             file, "section", f"{section!r} must be lowercase letters, digits and dashes"
         )
+    exercise = f.data.get("exercise")
+    if exercise is not None and (type(exercise) is not int or exercise < 1):
+        raise SpecError(file, "exercise", f"{exercise!r} must be the exercise's number, >= 1")
     return CommonFields(
         slug=slug,
         title=_titles(f.table("title"), file),
@@ -361,6 +368,7 @@ def _common(f: Fields, folder: Path, file: str) -> CommonFields:
         devices=devices,
         difficulty=difficulty if isinstance(difficulty, str) else None,
         section=section if isinstance(section, str) else None,
+        exercise=exercise,
     )
 
 

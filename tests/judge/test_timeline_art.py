@@ -69,8 +69,8 @@ def test_judge_run_prints_both_runs_as_letters_with_the_blocks_as_a_spark_line()
     lines = summary_lines(picture(ARGS, WANT, got, None), "en")
     text = "\n".join(lines)
     assert "P prefill chunk, D decode, R recomputed after a preemption" in text
-    assert "Reference: 4 steps, 2 prefill chunks, 4 decode steps, 0 recomputations" in text
-    assert "Yours: 5 steps" in text and "at most 8 blocks" in text
+    assert "Reference: steps 4, prefill chunks 2, decode steps 4, recomputations 0" in text
+    assert "Yours: steps 5," in text and "blocks held at most 8" in text
     assert "    r1      | ..RD" in lines
     sparks = [line for line in lines if line.lstrip().startswith("blocks")]
     assert sparks[-1].endswith("█"), "a step holding the whole pool is a full bar"
@@ -118,7 +118,7 @@ def test_judge_run_picture_prints_one_cases_timeline_and_refuses_what_it_cannot_
     hidden = _graded(False, WANT, "hidden-burst")
     report = Report("serve-engine", "v", Verdict.AC, 100, (passed, hidden))
     lines = picture_lines(_pictured_case(report, "burst"), "en")
-    assert lines[0] == "burst (Accepted)" and any("Yours: 5 steps" in x for x in lines)
+    assert lines[0] == "burst (Accepted)" and any("Yours: steps 5," in x for x in lines)
     for name, why in (("nope", "no case 'nope'"), ("hidden-burst", "hidden")):
         with pytest.raises(UsageError) as refused:
             _pictured_case(report, name)

@@ -159,3 +159,36 @@ def test_the_real_capstone_is_the_chapters_last_step_with_its_four_stages(
             assert [s for s in slugs if s in stages] == stages
     finally:
         state(app).close()
+
+
+def test_the_chapters_own_two_exercises_are_marked_and_the_offline_command_is_the_handbooks(
+    tmp_path: Path, db_template: Path
+) -> None:
+    """本章练习题（2 道）: tokens-processed and kv-capacity, named on the landing page, in
+    the list and on their pages; the command is the one the handbook gives its readers."""
+    root = Path(__file__).resolve().parents[2] / "problems"
+    app = create_app(make_config(tmp_path, db_template, root, start_workers=False))
+    try:
+        client = app.test_client()
+        for lang, lead, badge in (
+            ("en", "The chapter&#39;s own exercises (2):", "Chapter exercise {n}"),
+            ("zh", "本章练习题（2 道）：", "本章练习 {n}"),
+        ):
+            client.get(f"/lang/{lang}")
+            html = client.get("/").get_data(as_text=True)
+            assert "python practice/judge.py run" in html and "python judge.py" not in html
+            line = html[html.index('id="chapter-exercises"') : html.index('class="start"')]
+            assert lead in line
+            marked = re.findall(r'href="/problems/([^"]+)" data-exercise="(\d)"', line)
+            assert marked == [("tokens-processed", "1"), ("kv-capacity", "2")]
+            for slug, n in marked:
+                row = html[html.index(f'<tr data-slug="{slug}"') :].split("</tr>")[0]
+                assert badge.format(n=n) in row
+                page = client.get(f"/problems/{slug}").get_data(as_text=True)
+                assert f'<span class="tag exercise-badge">{badge.format(n=n)}</span>' in page
+            others = re.findall(
+                r'<tr data-slug="([^"]+)"[^>]*>(?:(?!</tr>).)*exercise-badge', html, re.S
+            )
+            assert sorted(others) == ["kv-capacity", "tokens-processed"]
+    finally:
+        state(app).close()

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import GOOD
-from web_helpers import make_user, submit, wait_judged
+from web_helpers import make_user, state, submit, wait_judged
 
 # What it asserts rests on the database (stored rows, SQL, concurrent writes): it runs
 # on PostgreSQL too in `make test` (docs/TESTING.md).
@@ -70,11 +70,32 @@ def test_the_chinese_list_says_its_button_and_its_times_in_chinese(
     zh = client.get("/submissions", headers=ZH).get_data(as_text=True)
     assert '<button type="submit">筛选</button>' in zh
     assert ">OK<" not in zh
-    assert re.search(r"<td>\d+ 毫秒</td>", zh)
-    assert not re.search(r"<td>\d+ ms</td>", zh)
+    assert re.search(r'<td class="time" title="[^"]+">\d+ 毫秒</td>', zh)
+    assert not re.search(r">\d+ ms</td>", zh)
     en = client.get("/submissions", headers=EN).get_data(as_text=True)
     assert '<button type="submit">Filter</button>' in en
-    assert re.search(r"<td>\d+ ms</td>", en)
+    assert re.search(r'<td class="time" title="[^"]+">\d+ ms</td>', en)
+
+
+def test_the_list_names_each_problem_by_its_title_and_a_long_run_in_seconds(
+    app: Flask, client: FlaskClient
+) -> None:
+    from sqlalchemy import update
+
+    from web.store.models import Submission
+
+    first, _ = submitted_to_two_problems(app, client)
+    with state(app).sessions() as db:
+        db.execute(update(Submission).where(Submission.id == first).values(time_ms=22000.0))
+        db.commit()
+    for headers, title, took in (
+        (ZH, "两数相加 add-two", "22.0 秒"),
+        (EN, "Add two numbers add-two", "22.0 s"),
+    ):
+        html = client.get("/submissions", headers=headers).get_data(as_text=True)
+        row = html[html.index(f'<tr data-id="{first}"') :].split("</tr>")[0]
+        assert f'data-slug="add-two">{title}</a>' in row
+        assert f">{took}</td>" in row and "22000" not in row
 
 
 def test_a_problem_page_says_its_points_as_a_unit(client: FlaskClient) -> None:

@@ -67,7 +67,8 @@ def test_a_code_problem_page_names_the_tab_and_the_offline_command(
     zh = client.get("/problems/add-two", headers={"Accept-Language": "zh-CN"}).get_data(
         as_text=True
     )
-    command = "<code>judge run add-two add_two.py --input args.json</code>"
+    # The handbook's own command (its readers have this repository as practice/).
+    command = "<code>python practice/judge.py run add-two add_two.py --input args.json</code>"
     assert "Try your own input in the “Try your input” tab" in en and command in en
     assert "试试你自己的输入：在结果旁的“自定义输入”标签页里运行" in zh and command in zh
     assert 'data-try-url="/api/problems/add-two/try-input"' in en

@@ -46,6 +46,7 @@ def index() -> str:
         chapter_title=handbook.CHAPTER["title"],
         sections=[(s, [p for p in problems if p.section == s.id]) for s in handbook.SECTIONS],
         capstone=[p for p in problems if CAPSTONE_TAG in p.tags],
+        exercises=sorted((p for p in problems if p.exercise), key=lambda p: p.exercise),
     )
 
 

@@ -21,6 +21,7 @@ def index() -> str:
     return render_template(
         "submissions/submissions.html",
         rows=rows,
+        titles={p.slug: p.title for p in platform().catalog.all()},
         query=query,
         next_before=rows[-1][0].id if len(rows) == query.limit else None,
     )

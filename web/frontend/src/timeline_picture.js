@@ -12,7 +12,8 @@ const LABELS = {
     title: "Timeline of the run",
     expected: "Reference",
     got: "Yours",
-    summary: "{steps} steps · {prefill} prefill chunks · {decode} decode steps · {recompute} recomputations · at most {peak} of {pool} blocks",
+    // Name first, count after: reads right for 1 as for 12 ("recomputations 1").
+    summary: "steps {steps} · prefill chunks {prefill} · decode steps {decode} · recomputations {recompute} · blocks held at most {peak} of {pool}",
     legend: "P prefill chunk · D decode · R recomputed after a preemption · · waiting · bars: blocks the step's batch held",
     none: "Yours: no timeline to draw (the run returned none that could be read)",
     cut: "The run went on past the {steps} steps shown.",
