@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from .pages import (
+    BOOT_TIMEOUT_MS,
     RUN,
     STOP,
     SUBMIT,
@@ -185,6 +186,25 @@ def test_a_second_open_restores_python_from_its_snapshot_and_runs(fresh_page: An
     replace_code(page, reference_source())
     page.click(RUN)
     page.wait_for_selector(".report[data-verdict=AC]")
+
+
+def test_the_problem_list_starts_python_ahead_so_the_first_problem_restores_it(
+    fresh_page: Any,
+) -> None:
+    """Issue 37: opening a problem waited on a cold Pyodide (6 s idle, 30 s under load).
+    While the list is read, Python starts once in the background and leaves its snapshot:
+    the first problem opened after it restores instead of starting cold."""
+    page = fresh_page  # a first visit: no snapshot yet
+    page.goto("/")
+    page.wait_for_selector("body[data-python-warmup=ready]", timeout=BOOT_TIMEOUT_MS)
+    open_problem(page)
+    wait_until_python_ready(page)
+    boot = json.loads(page.get_attribute(".runtime-text", "data-boot") or "{}")
+    assert boot["restored"] is True, boot
+    # Back on the list, nothing is started again: the snapshot is there.
+    page.goto("/")
+    page.wait_for_timeout(2500)
+    assert page.get_attribute("body", "data-python-warmup") is None
 
 
 def test_a_float_where_an_int_is_expected_is_wrong_and_shown_as_a_float(page: Any) -> None:

@@ -10,6 +10,7 @@ import { followSubmission } from "./follow.js";
 import { enhanceHints } from "./hints.js";
 import { mountKvStrip } from "./kv_strip.js";
 import { Runner } from "./runner.js";
+import { warmPythonAhead } from "./warmup.js";
 
 function startRunner(config) {
   if (!config.runnable) return null;
@@ -68,6 +69,8 @@ async function start() {
   }
   const submission = document.getElementById("submission");
   if (submission && submission.dataset.url) followSubmission(submission);
+  const landing = document.getElementById("landing");
+  if (landing && landing.dataset.dist) warmPythonAhead(landing.dataset.dist);
 }
 
 if (document.readyState === "loading") {

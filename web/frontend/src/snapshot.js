@@ -43,6 +43,16 @@ export async function saveSnapshot(key, bytes) {
   }
 }
 
+// Whether any snapshot is kept (the page asks before it warms Python up ahead: warmup.js).
+export async function hasSnapshot() {
+  if (!available()) return true; // nothing could be kept: warming ahead would be wasted
+  try {
+    return (await (await self.caches.open(CACHE_NAME)).keys()).length > 0;
+  } catch {
+    return true;
+  }
+}
+
 export async function dropSnapshot(key) {
   if (!key) return;
   try {

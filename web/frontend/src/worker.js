@@ -120,7 +120,8 @@ async function boot({ indexURL, judgeURL, interruptBuffer }) {
     // Taken before any learner code runs and before JS holds Python objects. The
     // snapshot API is Pyodide's private one: if it fails, later opens just start cold.
     try {
-      saveSnapshot(key, pyodide.makeMemorySnapshot());
+      // Not awaited: the page may run at once. Said when stored (warmup.js waits for it).
+      saveSnapshot(key, pyodide.makeMemorySnapshot()).then(() => post({ type: "snapshot-saved" }));
     } catch {
       // keep going without a snapshot
     }
