@@ -3,10 +3,10 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 # Independent steps run two at a time (the type check beside the models' conversion and the
-# front end's build: about 20 s of a clean clone's 110 s of set-up), their output kept whole
-# line by line (not step by step: a step's output would wait for its end, and the test
-# suite's is twenty minutes long). The suite itself is one step: its parallelism is xdist's.
-MAKEFLAGS += --jobs=2 --output-sync=line
+# front end's build: about 20 s of a clean clone's 110 s of set-up). No --output-sync: it
+# holds a recipe line's output until the line ends, and the test suite is one line twenty
+# minutes long, which CI would show only at its end. The suite's parallelism is xdist's.
+MAKEFLAGS += --jobs=2
 PY        := python3
 VENV      := .venv
 BIN       := $(VENV)/bin
