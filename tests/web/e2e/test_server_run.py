@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -132,7 +133,12 @@ def test_a_serving_engine_that_starves_a_request_shows_its_timeline_beside_the_r
         expected = picture.locator("figure[data-side=expected]")
         got = picture.locator("figure[data-side=got]")
         assert "Reference:" in expected.locator("figcaption").inner_text()
-        assert "Yours:" in got.locator("figcaption").inner_text()
+        caption = got.locator("figcaption").inner_text()
+        assert "Yours:" in caption
+        # Each count after its name, right for one as for many ("recomputations 1", never
+        # "1 recomputations").
+        assert re.search(r"recomputations \d+ · blocks held at most \d+ of \d+", caption), caption
+        assert not re.search(r"\b1 (steps|recomputations|prefill chunks)\b", caption), caption
         # One row per request (41), the long one (id 10) among them.
         requests = {
             int(n)
