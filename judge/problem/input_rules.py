@@ -275,10 +275,19 @@ def _relation(toml_path: str, index: int, table: object) -> Relation:
 
 # --- the expressions of relations ----------------------------------------------------
 
-_BINARY: dict[type, Callable[[object, object], object]] = {
+
+def _times(a: Any, b: Any) -> Any:
+    """Numbers only: a learner's string or list times a large number would be a copy as
+    large, made in the judge's own process."""
+    if type(a) not in (int, float) or type(b) not in (int, float):
+        raise TypeError("only numbers multiply in a rule")
+    return a * b
+
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
+    ast.Mult: _times,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
     ast.Div: operator.truediv,

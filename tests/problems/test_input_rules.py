@@ -203,3 +203,15 @@ def test_a_bad_declaration_is_refused_naming_its_field(toml: str, field: str) ->
     with pytest.raises(SpecError) as refused:
         InputRules.of("demo/problem.toml", toml)
     assert field in str(refused.value)
+
+
+def test_a_rule_never_multiplies_a_learners_text_or_list_into_a_copy() -> None:
+    """A rule the author wrote as a number's product, met with a string and a huge count:
+    refused (the rule does not hold), never a gigabyte made in the judge's process."""
+    toml = (
+        '[[input.relations]]\nrule = "len(a * n) < 10"\nen = "e"\nzh = "z"\n'
+        "breaks = { a = 1, n = 100 }\n"
+    )
+    rules = InputRules.of("demo/problem.toml", toml)
+    said = rules.problem_with({"a": "x", "n": 10**12})
+    assert said is not None and said.en == "e"
