@@ -209,13 +209,21 @@ def _steps(toml_path: str, field: str, path: str) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _arg_rule(toml_path: str, path: str, rule: object) -> ArgRule:
-    field = f"input.args.{path}"
-    if type(rule) is not dict:
-        raise SpecError(toml_path, field, 'must be a table such as { type = "int", min = 0 }')
-    unknown = set(rule) - RULE_KEYS
+def _table(
+    toml_path: str, field: str, value: object, keys: frozenset[str], shape: str
+) -> dict[str, Any]:
+    """`value` as a table of known keys only; SpecError names the field or the unknown key."""
+    if type(value) is not dict:
+        raise SpecError(toml_path, field, f"must be a table {shape}")
+    unknown = set(value) - keys
     if unknown:
         raise SpecError(toml_path, f"{field}.{sorted(unknown)[0]}", "unknown key")
+    return value
+
+
+def _arg_rule(toml_path: str, path: str, given: object) -> ArgRule:
+    field = f"input.args.{path}"
+    rule = _table(toml_path, field, given, RULE_KEYS, 'such as { type = "int", min = 0 }')
     kinds = rule.get("type", [])
     types = (kinds,) if type(kinds) is str else kinds
     if type(types) not in (tuple, list) or any(t not in TYPES for t in types):
@@ -248,13 +256,9 @@ def _arg_rule(toml_path: str, path: str, rule: object) -> ArgRule:
     )
 
 
-def _relation(toml_path: str, index: int, table: object) -> Relation:
+def _relation(toml_path: str, index: int, given: object) -> Relation:
     field = f"input.relations[{index}]"
-    if type(table) is not dict:
-        raise SpecError(toml_path, field, "must be a table with rule, en, zh and breaks")
-    unknown = set(table) - RELATION_KEYS
-    if unknown:
-        raise SpecError(toml_path, f"{field}.{sorted(unknown)[0]}", "unknown key")
+    table = _table(toml_path, field, given, RELATION_KEYS, "with rule, en, zh and breaks")
     for key in ("rule", "en", "zh"):
         if type(table.get(key)) is not str or not table[key]:
             raise SpecError(toml_path, f"{field}.{key}", "must be a non-empty string")
