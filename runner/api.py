@@ -47,8 +47,12 @@ class Runner:
         # How each job's device is chosen (judge/problem/device.py): CUDA where this host
         # has a GPU and the problem allows it (auto), always the CPU, or always CUDA.
         device: DevicePolicy = DevicePolicy.AUTO,
+        # How widely a speed problem's paired timings may spread and still be scored (a
+        # fraction of their median; None: the judge's own, speed_spec.MAX_RELATIVE_SPREAD).
+        speed_spread_limit: float | None = None,
     ) -> None:
         self.problems = ProblemSet(problems_root)
+        self.speed_spread_limit = speed_spread_limit
         self.launcher = SandboxLauncher(pool_size=pool_size, policy=device)
         self.cache = ReferenceCache(cache_entries)
         self.gate = IdleGate()
@@ -120,6 +124,7 @@ class Runner:
 
             return internal_error(spec, seed, traceback.format_exc())
         trusted = TrustedInputs(entry.cases, entry.expected, entry.budget, cpu)
+        trusted.spread_limit = self.speed_spread_limit
         return kind.judge(
             spec,
             source,

@@ -81,6 +81,7 @@ def _make_state(config: WebConfig) -> PlatformState:
             problems_dir=config.problems_dir,
             ready_seeds=config.ready_seeds,
             device=config.device,
+            speed_spread_limit=config.speed_spread_limit,
             # This process serves pages: what judging loads (torch) stays out of it.
             own_process=not config.runner_in_server,
         )

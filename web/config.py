@@ -9,6 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from judge.problem.device import DevicePolicy, parse_policy
+from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, check_spread_limit
 from web.store.filemodes import private_dir, private_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +91,11 @@ class WebConfig:
     # computed while it is idle, so a submission waits for its own code only
     # (runner.seedstock); 0 computes none ahead.
     ready_seeds: int = 1
+    # How widely a speed problem's paired timings (reference / submission per timed case) may
+    # spread, as a fraction of their median, and the run still be ranked
+    # (JUDGE_SPEED_SPREAD_LIMIT; judge/problem/speed_spec.py). A host that judges beside
+    # other work may loosen it; a wider limit ranks noisier scores.
+    speed_spread_limit: float = MAX_RELATIVE_SPREAD
     # How long a finished run's report is kept for its page to fetch.
     run_keep_s: float = 600.0
     # Seconds an SSE stream stays open before the client reconnects (it frees a server thread).
@@ -129,11 +135,11 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         problems_dir=Path(env.get("JUDGE_PROBLEMS", REPO_ROOT / "problems")),
         secret_key=env.get("JUDGE_SECRET_KEY") or _instance_secret(instance / "secret_key"),
         judge_seed=int(env.get("JUDGE_SEED") or _instance_secret(instance / "judge_seed", 8), 16),
-        workers=int(env.get("JUDGE_WORKERS", "2")),
-        judging_per_user=int(env.get("JUDGE_JUDGING_PER_USER", "1")),
-        run_slots=int(env.get("JUDGE_RUN_SLOTS", "2")),
-        run_waiting=int(env.get("JUDGE_RUN_WAITING", "8")),
-        ready_seeds=int(env.get("JUDGE_READY_SEEDS", "1")),
+        workers=_integer(env, "JUDGE_WORKERS", 2),
+        judging_per_user=_integer(env, "JUDGE_JUDGING_PER_USER", 1),
+        run_slots=_integer(env, "JUDGE_RUN_SLOTS", 2),
+        run_waiting=_integer(env, "JUDGE_RUN_WAITING", 8),
+        ready_seeds=_integer(env, "JUDGE_READY_SEEDS", 1),
         judge_backend=env.get("JUDGE_BACKEND", "sandbox"),
         device=parse_policy(env.get("JUDGE_DEVICE", "auto")),
         launcher=env.get("JUDGE_LAUNCHER", ""),
@@ -143,6 +149,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         lease_s=_seconds(env, "JUDGE_LEASE_S", 30.0),
         requeue_after_s=_seconds(env, "JUDGE_REQUEUE_AFTER_S", 60.0),
         sweep_every_s=_seconds(env, "JUDGE_SWEEP_EVERY_S", 10.0),
+        speed_spread_limit=_fraction(env, "JUDGE_SPEED_SPREAD_LIMIT", MAX_RELATIVE_SPREAD),
         instance_dir=instance,
         secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
     )
@@ -178,6 +185,22 @@ def _seconds(env: os._Environ[str], name: str, default: float) -> float:
         return float(raw) if raw else default
     except ValueError:
         raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+
+
+def _integer(env: os._Environ[str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    try:
+        return int(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+def _fraction(env: os._Environ[str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    try:
+        return check_spread_limit(float(raw) if raw else default)
+    except ValueError:
+        raise ValueError(f"{name} must be a fraction above 0 and at most 1, not {raw!r}") from None
 
 
 def _instance_secret(path: Path, nbytes: int = 32) -> str:

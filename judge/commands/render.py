@@ -168,11 +168,11 @@ def print_custom_run(ran: CustomRun, problem: ProblemSpec, path: str, lang: str 
 def speed_line(speed: SpeedResult, lang: str = "en") -> str:
     """A speed problem's score in one line: median, quartiles, repetitions, how it compares
     with the reference timed in turn with it, hardware; or why it was not scored."""
-    from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, SpeedState
+    from judge.problem.speed_spec import SpeedState
 
     spread = f"{100 * (speed.relative_spread or 0):.0f}"
     if speed.state is SpeedState.UNSTEADY:
-        limit = f"{100 * MAX_RELATIVE_SPREAD:.0f}"
+        limit = f"{100 * speed.spread_limit:.0f}"
         return messages.say("speed.unsteady", spread=spread, limit=limit).render(lang)
     hw = speed.hardware
     where = ", ".join(

@@ -10,6 +10,7 @@ from judge.grading.report import CaseResult
 from judge.messages import say
 from judge.problem.cases import Case
 from judge.problem.speed_spec import (
+    MAX_RELATIVE_SPREAD,
     SpeedResult,
     SpeedSpec,
     bandwidth_ceiling,
@@ -30,12 +31,14 @@ def score_run(
     env: dict[str, str],
     paced: dict[str, float] | None = None,
     pace_key: tuple[str, ...] = (),
+    spread_limit: float | None = None,
 ) -> tuple[list[CaseResult], SpeedResult | None]:
     """The graded cases (an impossibly fast timed case turned WA) and the score, or None
     when a timed case is not AC (a run is scored whole or not at all). `paced` holds the
     reference's seconds on each timed case, measured just before the submission's (pacer.py):
     given for every timed case, the score is paired (see judge/problem/speed_spec.py), its
-    reference rate kept under `pace_key`."""
+    reference rate kept under `pace_key`, and scored unless its ratios spread past `spread_limit`
+    (None: the judge's own, MAX_RELATIVE_SPREAD)."""
     # The job's own device: a GPU run is held to the GPU's copy bandwidth, a CPU run to memcpy.
     device = env.get("device", "cpu")
     ceiling = bandwidth_ceiling(device=device)
@@ -68,7 +71,8 @@ def score_run(
             ratios.append(paced[case.name] / max(result.time_ms / 1000, 1e-9))
             reference_rates.append(case.timed.work / max(paced[case.name], 1e-9))
     _q1, measured, _q3 = quartiles(reference_rates)
-    return out, paired_score(spec, ratios, reference_pace(pace_key, measured), where)
+    limit = MAX_RELATIVE_SPREAD if spread_limit is None else spread_limit
+    return out, paired_score(spec, ratios, reference_pace(pace_key, measured), where, limit)
 
 
 def _too_fast(case: Case, result: CaseResult, ceiling: float) -> bool:

@@ -79,6 +79,14 @@ class Timed:
 MAX_RELATIVE_SPREAD = 0.25
 
 
+def check_spread_limit(value: float) -> float:
+    """A platform's spread limit, refused unless it is a fraction in (0, 1]: past 1 the
+    quartiles of a run could differ by more than its median and still be ranked."""
+    if not 0 < value <= 1:
+        raise ValueError(f"the speed spread limit is a fraction in (0, 1], not {value!r}")
+    return value
+
+
 class SpeedState(enum.Enum):
     SCORED = "scored"  # recorded, ranked
     UNSTEADY = "unsteady"  # the paired ratios spread too widely: not recorded, run it again
@@ -102,6 +110,9 @@ class SpeedResult:
     relative: float | None = None
     relative_spread: float | None = None
     reference_rate: float | None = None
+    spread_limit: float = (
+        MAX_RELATIVE_SPREAD  # the widest relative_spread this run could be scored with
+    )
 
     @property
     def iqr(self) -> float:
@@ -126,7 +137,7 @@ class SpeedResult:
             "relative": _rounded(self.relative),
             "relative_spread": _rounded(self.relative_spread),
             "reference_rate": _rounded(self.reference_rate),
-            "spread_limit": MAX_RELATIVE_SPREAD,  # what an unsteady run's message cites
+            "spread_limit": self.spread_limit,  # what an unsteady run's message cites
         }
 
     @classmethod
@@ -149,6 +160,7 @@ class SpeedResult:
             relative=_optional(data.get("relative")),
             relative_spread=_optional(data.get("relative_spread")),
             reference_rate=_optional(data.get("reference_rate")),
+            spread_limit=float(data.get("spread_limit", MAX_RELATIVE_SPREAD)),
         )
 
 
@@ -186,13 +198,18 @@ def score(spec: SpeedSpec, rates: list[float], hardware: dict[str, str]) -> Spee
 
 
 def paired_score(
-    spec: SpeedSpec, ratios: list[float], reference_rate: float, hardware: dict[str, str]
+    spec: SpeedSpec,
+    ratios: list[float],
+    reference_rate: float,
+    hardware: dict[str, str],
+    spread_limit: float = MAX_RELATIVE_SPREAD,
 ) -> SpeedResult:
     """The score from the paired ratios (reference seconds / submission seconds per timed
-    case), said in the problem's unit at `reference_rate`; UNSTEADY when they spread too wide."""
+    case), said in the problem's unit at `reference_rate`; UNSTEADY when they spread wider
+    than `spread_limit` (the judge's setting: check_spread_limit)."""
     q1, median, q3 = quartiles(ratios)
     spread = (q3 - q1) / median if median > 0 else float("inf")
-    state = SpeedState.SCORED if spread <= MAX_RELATIVE_SPREAD else SpeedState.UNSTEADY
+    state = SpeedState.SCORED if spread <= spread_limit else SpeedState.UNSTEADY
     return SpeedResult(
         spec.unit,
         median * reference_rate,
@@ -206,6 +223,7 @@ def paired_score(
         relative=median,
         relative_spread=spread,
         reference_rate=reference_rate,
+        spread_limit=spread_limit,
     )
 
 

@@ -70,6 +70,7 @@ def judge_source(
     solution: str = "",
     pace: bool = True,
     observed: dict[str, object] | None = None,
+    spread_limit: float | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
@@ -81,7 +82,9 @@ def judge_source(
     `pace` False runs a speed problem's timed cases without the reference timed beside each
     (`judge check`, which proves verdicts: the score is then the unpaired rate). `observed`,
     when given, receives each case's observation as it arrived (`judge check` compares the
-    reference's with the answers computed in this process: two runs of the reference)."""
+    reference's with the answers computed in this process: two runs of the reference).
+    `spread_limit`: how widely a speed problem's paired timings may spread and still be
+    scored (None: the judge's own; a platform's setting otherwise)."""
     if problem.kind != ProblemKind.CODE:
         raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
@@ -89,6 +92,7 @@ def judge_source(
     run = TrustedInputs(cases, expected, budget, cpu, device)
     run.pace = pace
     run.observed = observed
+    run.spread_limit = spread_limit
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
@@ -107,7 +111,7 @@ def judge_source(
         env["cpu_rule"] = _cpu_rule_said(launcher, run.cpu is not None, device)
     if device is Device.CUDA:
         env["device_memory"] = _device_memory_said(launcher)
-    return build_report(problem, cases, graded, result, seed, env, limits, paced)
+    return build_report(problem, cases, graded, result, seed, env, limits, paced, spread_limit)
 
 
 def job_device_for(problem: ProblemSpec, launcher: Launcher | None) -> Device:
@@ -152,7 +156,7 @@ class TrustedInputs:
     """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
     check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cases", "cpu", "device", "expected", "observed", "pace")
+    __slots__ = ("budget", "cases", "cpu", "device", "expected", "observed", "pace", "spread_limit")
 
     def __init__(
         self,
@@ -166,6 +170,7 @@ class TrustedInputs:
         self.device = device
         self.pace = True  # a speed problem's reference timed beside each timed case
         self.observed: dict[str, object] | None = None  # where a run's observations go
+        self.spread_limit: float | None = None  # a speed score's widest spread (None: the judge's)
 
 
 def expected_observations(
@@ -328,6 +333,7 @@ def build_report(
     env: dict[str, str],
     limits: Limits,
     paced: dict[str, float] | None = None,
+    spread_limit: float | None = None,
 ) -> Report:
     """`graded` holds a result for every case the session reported, in order. Hidden cases
     leave here concealed (grading/case_grading.py): their times rounded up, as is the run's, which
@@ -340,7 +346,9 @@ def build_report(
 
         where = (problem.slug, problem.version, env.get("launcher", ""), env.get("device", "cpu"))
         # On the exact times; paired with the reference's where it was timed beside them.
-        graded, speed = score_run(problem.speed, cases, graded, env, paced or None, where)
+        graded, speed = score_run(
+            problem.speed, cases, graded, env, paced or None, where, spread_limit
+        )
     step = time_step_ms(limits.time_per_case_s)
     results = tuple(r if r.public else conceal(r, step) for r in graded)
     hidden = any(not r.public for r in results)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from problem_factory import PACED_WATCHER, SLOW_REFERENCE, write_paced_problem
 
+from judge.commands.render import speed_line
 from judge.grading.report import Report
 from judge.problem.spec import ProblemSpec, load_problem
 from judge.problem.speed_spec import (
@@ -19,6 +20,7 @@ from judge.problem.speed_spec import (
     SpeedResult,
     SpeedSpec,
     SpeedState,
+    check_spread_limit,
     paired_score,
     reference_pace,
 )
@@ -48,6 +50,24 @@ def test_ratios_that_spread_too_widely_are_not_scored() -> None:
     assert SpeedResult.from_dict(speed.to_dict()).state is SpeedState.UNSTEADY
 
 
+def test_a_platforms_own_spread_limit_decides_and_is_the_one_its_message_cites() -> None:
+    ratios = [0.8, 0.9, 1.0, 1.2, 1.3]  # IQR / median = 0.3: past the judge's own limit
+    spec = SpeedSpec("tokens/s")
+    assert paired_score(spec, ratios, 500.0, {}).state is SpeedState.UNSTEADY
+    loose = paired_score(spec, ratios, 500.0, {}, spread_limit=0.5)
+    assert (loose.state, loose.spread_limit) == (SpeedState.SCORED, 0.5)
+    tight = paired_score(spec, ratios, 500.0, {}, spread_limit=0.1)
+    assert tight.state is SpeedState.UNSTEADY
+    assert SpeedResult.from_dict(tight.to_dict()).spread_limit == 0.1
+    assert "10%" in speed_line(tight) and "30%" in speed_line(tight)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 1.5, float("nan"), float("inf")])
+def test_a_spread_limit_outside_zero_to_one_is_refused(bad: float) -> None:
+    with pytest.raises(ValueError, match=r"a fraction in \(0, 1\]"):
+        check_spread_limit(bad)
+
+
 def test_the_reference_rate_a_score_is_said_in_is_the_highest_measured_so_far() -> None:
     key = ("pace-test", "v1", "local", "cpu")
     assert reference_pace(key, 300.0) == 300.0  # measured on a busy machine first
@@ -66,6 +86,12 @@ def test_a_speed_run_is_paired_with_the_reference_on_every_timed_case(tmp_path: 
     assert speed.reference_rate is not None and speed.reference_rate < 1099 / 0.3
     stored = Report.from_dict(report.to_dict()).speed
     assert stored is not None and stored.relative == pytest.approx(speed.relative, abs=1e-6)
+    assert speed.spread_limit == MAX_RELATIVE_SPREAD  # no setting given: the judge's own
+
+
+def test_a_judgings_spread_limit_reaches_its_score(tmp_path: Path) -> None:
+    report = judge_source(_problem(tmp_path), SLOW_REFERENCE, spread_limit=0.9)
+    assert report.speed is not None and report.speed.spread_limit == 0.9, report.to_dict()
 
 
 def test_the_submission_cannot_run_while_the_reference_is_timed(tmp_path: Path) -> None:

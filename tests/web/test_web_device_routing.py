@@ -40,3 +40,29 @@ def test_judge_device_is_read_from_the_environment(
     monkeypatch.setenv("JUDGE_DEVICE", "tpu")
     with pytest.raises(ValueError, match="JUDGE_DEVICE must be one of auto, cpu, cuda, not 'tpu'"):
         load_config(tmp_path / "instance")
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "said"),
+    [
+        ("JUDGE_WORKERS", "two", "JUDGE_WORKERS must be a whole number, not 'two'"),
+        ("JUDGE_RUN_SLOTS", "1.5", "JUDGE_RUN_SLOTS must be a whole number, not '1.5'"),
+        ("JUDGE_SPEED_SPREAD_LIMIT", "wide", "JUDGE_SPEED_SPREAD_LIMIT must be a fraction"),
+        ("JUDGE_SPEED_SPREAD_LIMIT", "2", "JUDGE_SPEED_SPREAD_LIMIT must be a fraction"),
+    ],
+)
+def test_a_setting_that_is_not_a_number_of_its_kind_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, raw: str, said: str
+) -> None:
+    monkeypatch.setenv(name, raw)
+    with pytest.raises(ValueError, match=said):
+        load_config(tmp_path / "instance")
+
+
+def test_the_speed_spread_limit_is_read_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JUDGE_SPEED_SPREAD_LIMIT", raising=False)
+    assert load_config(tmp_path / "instance").speed_spread_limit == 0.25
+    monkeypatch.setenv("JUDGE_SPEED_SPREAD_LIMIT", "0.4")
+    assert load_config(tmp_path / "instance").speed_spread_limit == 0.4

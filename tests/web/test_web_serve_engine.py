@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 from sandbox_host import needs_sandbox
-from web_helpers import make_config, make_user, state, submit, timed_repetitions, wait_judged
+from web_helpers import (
+    SUITE_SPREAD_LIMIT,
+    make_config,
+    make_user,
+    state,
+    submit,
+    timed_repetitions,
+    wait_judged,
+)
 
 from web import create_app
 
@@ -37,6 +45,7 @@ def test_a_submitted_reference_engine_reaches_the_speed_board(
             assert (view["verdict"], view["environment"]["launcher"]) == ("AC", "sandbox"), view
             speed = view["speed"]
             assert (speed["unit"], speed["repetitions"]) == ("tokens/s", timed_repetitions(SLUG))
+            assert speed["spread_limit"] == SUITE_SPREAD_LIMIT  # the platform's, through the runner
             if speed["state"] == "scored":
                 break
             assert speed["relative_spread"] > speed["spread_limit"], speed

@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from problem_factory import WRONG, write_web_problem
 from test_web_leaderboard import judged
-from web_helpers import make_config, make_user, state, submit, wait_judged
+from web_helpers import SUITE_SPREAD_LIMIT, make_config, make_user, state, submit, wait_judged
 
 from judge.grading.report import Report
 from web import create_app
@@ -281,6 +281,7 @@ def test_a_real_accepted_submission_of_a_speed_problem_reaches_the_speed_board(
             assert view["verdict"] == "AC", view
             speed = view["speed"]
             assert (speed["unit"], speed["repetitions"]) == ("tokens/s", 5)
+            assert speed["spread_limit"] == SUITE_SPREAD_LIMIT  # the platform's setting
             if speed["state"] == "scored":
                 break
             assert speed["relative_spread"] > speed["spread_limit"], speed

@@ -115,6 +115,7 @@ def run_worker(
         problems_dir=config.problems_dir,
         ready_seeds=config.ready_seeds,
         device=config.device,
+        speed_spread_limit=config.speed_spread_limit,
     )
     name = name or f"{'+'.join(c.value for c in capabilities)}-{os.getpid()}@{socket.gethostname()}"
     info = WorkerInfo(

@@ -151,12 +151,14 @@ class LocalJudge:
         workers: int,
         user: ChildUser | None = None,
         device: DevicePolicy = DevicePolicy.AUTO,
+        speed_spread_limit: float | None = None,
     ) -> None:
         _launcher_factory(launcher_spec)  # a bad setting fails at start-up, not per job
         self._spec = launcher_spec
         self._workers = workers
         self.user = user
         self.device = device
+        self.speed_spread_limit = speed_spread_limit
         self._lock = threading.Lock()
         self._pool = self._new_pool()
 
@@ -176,7 +178,9 @@ class LocalJudge:
         pool = self._pool
         try:
             # The pool process sends the admin view as plain data; decoded once, here.
-            return Report.from_dict(pool.submit(_judge_in_worker, problem, code, seed).result())
+            limit = self.speed_spread_limit
+            done = pool.submit(_judge_in_worker, problem, code, seed, limit)
+            return Report.from_dict(done.result())
         except BrokenProcessPool:
             with self._lock:  # a worker died: replace the pool; the job is retried as IE
                 if self._pool is pool:
@@ -212,8 +216,15 @@ def _start_worker(
     _WORKER_LAUNCHER = factory() if factory is not None else PoolLauncher(user, device)
 
 
-def _judge_in_worker(problem: ProblemSpec, code: str, seed: int) -> dict[str, Any]:
-    report = kind_of(problem).judge(problem, code, seed=seed, launcher=_WORKER_LAUNCHER)
+def _judge_in_worker(
+    problem: ProblemSpec, code: str, seed: int, spread_limit: float | None
+) -> dict[str, Any]:
+    from judge.run.judge_source import TrustedInputs
+
+    trusted = TrustedInputs()
+    trusted.spread_limit = spread_limit
+    kind = kind_of(problem)
+    report = kind.judge(problem, code, seed=seed, launcher=_WORKER_LAUNCHER, trusted=trusted)
     return dict(report.to_dict(admin=True))
 
 
@@ -230,11 +241,16 @@ class SandboxJudge:
         problems_dir: Path,
         ready_seeds: int = 0,
         device: DevicePolicy = DevicePolicy.AUTO,
+        speed_spread_limit: float | None = None,
     ) -> None:
         from runner.api import Runner  # only servers that ask for the sandbox need it
 
         self.runner = Runner(
-            pool_size=workers, problems_root=problems_dir, ready_seeds=ready_seeds, device=device
+            pool_size=workers,
+            problems_root=problems_dir,
+            ready_seeds=ready_seeds,
+            device=device,
+            speed_spread_limit=speed_spread_limit,
         )
 
     def ready_seed(self, problem: ProblemSpec) -> int | None:
@@ -269,6 +285,7 @@ def make_judge(
     ready_seeds: int = 0,
     device: DevicePolicy = DevicePolicy.AUTO,
     own_process: bool = False,
+    speed_spread_limit: float | None = None,
 ) -> Judge:
     """The judge of `backend`; `device` (JUDGE_DEVICE) chooses each job's device.
     `own_process`: the sandbox's runner in a child process (web.judging.judge_process), so
@@ -277,11 +294,12 @@ def make_judge(
     if backend == "sandbox" and own_process:
         from web.judging.judge_process import JudgeProcess, RunnerSettings
 
-        return JudgeProcess(RunnerSettings(workers, problems_dir, ready_seeds, device))
+        settings = RunnerSettings(workers, problems_dir, ready_seeds, device, speed_spread_limit)
+        return JudgeProcess(settings)
     if backend == "sandbox":
-        return SandboxJudge(workers, problems_dir, ready_seeds, device)
+        return SandboxJudge(workers, problems_dir, ready_seeds, device, speed_spread_limit)
     if backend == UNSAFE_LOCAL:
-        return LocalJudge(launcher, workers, child_user(), device)
+        return LocalJudge(launcher, workers, child_user(), device, speed_spread_limit)
     if backend == "local":
         raise ValueError(
             "judge backend 'local' is now called 'unsafe-local' (submissions run without a "

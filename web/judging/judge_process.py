@@ -70,6 +70,7 @@ class RunnerSettings:
     problems_dir: Path
     ready_seeds: int
     device: DevicePolicy
+    speed_spread_limit: float | None = None
 
 
 class JudgeProcess:
@@ -260,6 +261,7 @@ def serve(conn: Connection, server_pid: int) -> None:
             problems_root=settings.problems_dir,
             ready_seeds=settings.ready_seeds,
             device=settings.device,
+            speed_spread_limit=settings.speed_spread_limit,
         )
     except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
