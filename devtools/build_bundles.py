@@ -239,7 +239,8 @@ def check_no_leak(bundle: dict[str, object], secrets: dict[str, str], where: str
 
 def page_bundle(problem: Any) -> dict[str, object]:
     """What the problem page loads: the core's public bundle for browser-tier problems;
-    for the others (torch), which cannot run in Pyodide, the statement and starter only."""
+    for the others (torch), which cannot run in Pyodide, the statement and starter only;
+    the hints for both (a handbook page's embed has no server to render them)."""
     from judge.browser.bundle import public_bundle
     from judge.messages import LANGS
 
@@ -257,6 +258,8 @@ def page_bundle(problem: Any) -> dict[str, object]:
     inputs = try_inputs(problem)
     if inputs:
         bundle["inputs"] = inputs
+    if problem.hints:  # public (the platform's page renders them); a handbook's embed shows them
+        bundle["hints"] = [hint.to_dict() for hint in problem.hints]
     return bundle
 
 

@@ -19,7 +19,7 @@ from web.judging.core_seam import Judge, LocalJudge, make_judge
 from web.judging.jobqueue import EmbeddedQueue, JudgeQueue
 from web.judging.jobs import JobContext, recover, run_job
 from web.judging.runs import LocalRunDispatch, PublicRuns, RunDispatch
-from web.serving import access_log, csp, inputs, logsafe
+from web.serving import access_log, cors, csp, inputs, logsafe
 from web.serving.ratelimit import make_limiter
 from web.serving.streams import StreamSlots
 from web.state import EXTENSION, PlatformState
@@ -156,6 +156,7 @@ def _hide_from_submissions(judge: Judge, config: WebConfig) -> None:
 def _register_hooks(app: Flask) -> None:
     access_log.register(app)  # first: its clock starts before, and its line is written after, all
     csp.register(app)
+    cors.register(app, app.extensions[EXTENSION].config.cors_origins)
 
     @app.before_request
     def open_request() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from judge.problem.device import DevicePolicy, parse_policy
 from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, check_spread_limit
+from web.serving.cors import parse_origins
 from web.store.filemodes import private_dir, private_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -114,6 +115,9 @@ class WebConfig:
     # so Stop interrupts Python instead of killing the worker. Safe because every asset is
     # served from this origin (nothing comes from a CDN).
     cross_origin_isolation: bool = True
+    # Origins whose pages may call the API (a handbook built with the MkDocs plugin and
+    # `platform_url`: web/serving/cors.py), with a bearer token only; empty: none.
+    cors_origins: tuple[str, ...] = ()
     # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
     password_method: str = "scrypt"
 
@@ -152,6 +156,7 @@ def load_config(instance: Path | None = None, **overrides: object) -> WebConfig:
         speed_spread_limit=_fraction(env, "JUDGE_SPEED_SPREAD_LIMIT", MAX_RELATIVE_SPREAD),
         instance_dir=instance,
         secure_cookies=env.get("JUDGE_SECURE_COOKIES", "") == "1",
+        cors_origins=parse_origins(env.get("JUDGE_CORS_ORIGINS", "")),
     )
     config = config.with_(**overrides) if overrides else config
     check_queue(config)

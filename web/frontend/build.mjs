@@ -1,13 +1,15 @@
 // Builds everything the browser loads into web/static/dist/:
 //   app.js + app.css   page logic and styles (esbuild bundle of src/app.js)
 //   worker.js          the Pyodide Web Worker (esbuild bundle of src/worker.js)
+//   embed.js + embed.css  a handbook page's exercises (the MkDocs plugin, handbook/): the
+//                      same modules, and the platform's styles scoped to .practice-embed
 //   pyodide/           Pyodide's runtime files, copied from the npm package
 //   fonts/             KaTeX fonts referenced by app.css
 //   judge.zip          the judge modules judge/browser/public_run.py imports, for the worker to unpack, and
 //   problems/*.json    each problem's public bundle; both written by `python -m devtools.build_bundles`
 // Nothing here is fetched from the network at run time: the page works offline.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -57,6 +59,16 @@ async function bundleScripts() {
     loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
     assetNames: "fonts/[name]-[hash]",
   });
+  await esbuild.build({
+    ...common,
+    entryPoints: { embed: join(here, "src", "embed.js") },
+    define: { __JUDGE_MESSAGES__: judgeMessages() },
+    outdir: dist,
+    format: "esm",
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    loader: { ".woff2": "file", ".woff": "file", ".ttf": "file", ".css": "empty" },
+  });
   const pyodide = JSON.parse(readFileSync(join(modules, "pyodide", "package.json"), "utf-8"));
   await esbuild.build({
     ...common,
@@ -65,6 +77,43 @@ async function bundleScripts() {
     outdir: dist,
     format: "esm",
   });
+}
+
+// The platform's styles for the embeds, every rule scoped to .practice-embed so that a
+// handbook's own theme is left alone (its variables set on the embed, not on :root), with
+// KaTeX's and the embed's own layout beside them. Keyframes cannot nest: kept at the top.
+async function bundleEmbedStyles() {
+  const source = ["styles.css", "kv_strip.css", "guidance.css"]
+    .map((name) => readFileSync(join(here, "src", name), "utf-8"))
+    .join("\n")
+    .replace(/:root\b/g, "&");
+  const keyframes = [];
+  const rest = source.replace(/@keyframes[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/g, (block) => {
+    keyframes.push(block);
+    return "";
+  });
+  const contents = [
+    '@import "katex/dist/katex.min.css";',
+    keyframes.join("\n"),
+    `.practice-embed {\n${rest}\n}`,
+    readFileSync(join(here, "src", "embed.css"), "utf-8"),
+  ].join("\n");
+  const scoped = join(here, "src", ".embed-scoped.css");
+  writeFileSync(scoped, contents);
+  try {
+    await esbuild.build({
+      entryPoints: { embed: scoped },
+      bundle: true,
+      minify: true,
+      target: ["chrome110", "firefox110", "safari16"],
+      logLevel: "warning",
+      outdir: dist,
+      loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
+      assetNames: "fonts/[name]-[hash]",
+    });
+  } finally {
+    rmSync(scoped, { force: true });
+  }
 }
 
 function copyPyodide() {
@@ -93,6 +142,7 @@ async function main() {
   rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   await bundleScripts();
+  await bundleEmbedStyles();
   copyPyodide();
   const bundles = writeProblemBundles();
   console.log(`built ${dist}: app, worker, pyodide; ${bundles}`);

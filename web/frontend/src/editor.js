@@ -39,17 +39,17 @@ export function storageKey(slug) {
   return `pj:code:${slug}`;
 }
 
-function loadSaved(slug) {
+function loadSaved(key) {
   try {
-    return window.localStorage.getItem(storageKey(slug));
+    return window.localStorage.getItem(key);
   } catch {
     return null; // storage disabled: the editor still works, it just forgets
   }
 }
 
-function save(slug, text) {
+function save(key, text) {
   try {
-    window.localStorage.setItem(storageKey(slug), text);
+    window.localStorage.setItem(key, text);
   } catch {
     // Quota exceeded or storage disabled; losing autosave is better than failing.
   }
@@ -62,8 +62,9 @@ function pageNonce() {
 }
 
 export class CodeEditor {
-  constructor({ parent, slug, starter, onRun, onSubmit = null, label, onChange = null }) {
+  constructor({ parent, slug, starter, onRun, onSubmit = null, label, onChange = null, key = null }) {
     this.slug = slug;
+    this.key = key || storageKey(slug);
     this.starter = starter;
     this.onChange = onChange; // every change, at once (drafts.js debounces its own saves)
     let timer = null;
@@ -71,7 +72,7 @@ export class CodeEditor {
       if (!update.docChanged) return;
       if (this.onChange) this.onChange(update.state.doc.toString());
       clearTimeout(timer);
-      timer = setTimeout(() => save(slug, update.state.doc.toString()), SAVE_DELAY_MS);
+      timer = setTimeout(() => save(this.key, update.state.doc.toString()), SAVE_DELAY_MS);
     });
     // Mod-Enter runs and Mod-Shift-Enter submits here too: the page's own shortcut
     // listener would otherwise lose to CodeMirror's Enter (a new line).
@@ -81,7 +82,7 @@ export class CodeEditor {
     this.view = new EditorView({
       parent,
       state: EditorState.create({
-        doc: loadSaved(slug) ?? starter,
+        doc: loadSaved(this.key) ?? starter,
         extensions: [
           runKeys,
           basicSetup,
@@ -106,7 +107,7 @@ export class CodeEditor {
   setText(text) {
     const doc = this.view.state.doc;
     this.view.dispatch({ changes: { from: 0, to: doc.length, insert: text } });
-    save(this.slug, text);
+    save(this.key, text);
   }
 
   reset() {

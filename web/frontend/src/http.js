@@ -16,20 +16,34 @@ export function errorOf(status, payload) {
   return new HttpError(status, typeof message === "string" ? message : JSON.stringify(message));
 }
 
+// A path the API answered with (a run's or a submission's `url`), said against the address
+// the request went to: the platform's own when a handbook page on another origin asked.
+// A relative `base` leaves the path as it is (the page's origin is the API's).
+export function against(path, base) {
+  try {
+    return new URL(path, base).href;
+  } catch {
+    return path;
+  }
+}
+
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
   return meta ? meta.content : null;
 }
 
-export async function requestJSON(url, { method = "GET", body } = {}) {
+// `bearer`: an API token sent instead of any cookie (a handbook page on another origin:
+// the platform allows it there by CORS, without credentials, so no CSRF token is needed).
+export async function requestJSON(url, { method = "GET", body, bearer = null } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = csrfToken();
-  if (token && method !== "GET") headers["X-CSRF-Token"] = token;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  else if (token && method !== "GET") headers["X-CSRF-Token"] = token;
   const response = await fetch(url, {
     method,
     headers,
-    credentials: "same-origin",
+    credentials: bearer ? "omit" : "same-origin",
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   let payload = null;

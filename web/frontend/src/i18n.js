@@ -106,6 +106,30 @@ const STRINGS = {
     tryTimeout: "Your code ran past the time limit on this input and was stopped.",
     noRunResult: "no result 6 minutes after the server started your run; try again",
     runWaiting: "Every run slot on the server is taken: yours is number {place} in line and starts when a slot frees…",
+    embed: {
+      statement: "The exercise",
+      offline: "This exercise runs PyTorch, which a browser cannot: judge it on your machine with",
+      copyCommand: "Copy the command",
+      connectIntro: "Submit to {platform} for a verdict on its hidden cases and a place on its leaderboard:",
+      username: "User name",
+      password: "Password",
+      connect: "Log in",
+      connected: "Submitting as {user} on {platform}",
+      disconnect: "Log out",
+      leaderboard: "Leaderboard",
+      loginFailed: "Could not log in: {message}",
+      serverRunConnect: "Log in to the platform below to run this exercise on its server.",
+      hints: "Hints",
+      hint: "Hint {n}",
+      nextHint: "Show hint {n} of {total}",
+      quizRun: "Check my answers",
+      quizIntro: "Answers are checked here at the points the questions make public; Submit to the platform marks them in full.",
+      quizChooseOne: "Choose one.",
+      quizChooseAll: "Choose all that apply.",
+      quizExpression: "An expression in {names}.",
+      quizNumber: "A number.",
+      lastResult: "Your last result on this page, from {when}:",
+    },
     verdict: {
       AC: "Accepted",
       WA: "Wrong answer",
@@ -214,6 +238,30 @@ const STRINGS = {
     tryTimeout: "你的代码在这组输入上超出了时间限制，已被停止。",
     noRunResult: "服务器开始运行后 6 分钟仍没有结果，请再试一次",
     runWaiting: "服务器上的运行名额已满：你排在第 {place} 位，有空位时自动开始…",
+    embed: {
+      statement: "练习题",
+      offline: "这道题要运行 PyTorch，浏览器里跑不了：请在本地判题：",
+      copyCommand: "复制命令",
+      connectIntro: "提交到 {platform}，在隐藏用例上得到判定结果，并进入排行榜：",
+      username: "用户名",
+      password: "密码",
+      connect: "登录",
+      connected: "以 {user} 的身份提交到 {platform}",
+      disconnect: "退出登录",
+      leaderboard: "排行榜",
+      loginFailed: "登录失败：{message}",
+      serverRunConnect: "请先在下方登录平台，这道题在平台的服务器上运行。",
+      hints: "提示",
+      hint: "提示 {n}",
+      nextHint: "看第 {n} 条提示（共 {total} 条）",
+      quizRun: "检查我的答案",
+      quizIntro: "这里只在题目公开的取值上检查答案；提交到平台才会完整判分。",
+      quizChooseOne: "单选。",
+      quizChooseAll: "多选：选出所有正确的选项。",
+      quizExpression: "用 {names} 写出表达式。",
+      quizNumber: "填一个数。",
+      lastResult: "你在本页上次运行的结果（{when}）：",
+    },
     verdict: {
       AC: "答案正确",
       WA: "答案错误",
@@ -244,6 +292,10 @@ function normalise(tag) {
 
 export function detectLanguage() {
   if (typeof document === "undefined") return "en"; // outside a page (unit tests)
+  // A handbook page's embeds carry the site's configured language: it wins over a cookie
+  // another site on the same host (the platform, another port) may have set.
+  const embed = normalise(document.querySelector(".practice-embed[data-lang]")?.dataset.lang);
+  if (embed) return embed;
   const fromCookie = normalise(readCookie(COOKIE));
   if (fromCookie) return fromCookie;
   const fromPage = normalise(document.documentElement.lang);

@@ -13,7 +13,7 @@ export class Runner {
     this.workerURL = workerURL;
     this.indexURL = indexURL;
     this.judgeURL = judgeURL;
-    this.listener = null;
+    this.listeners = [];
     this.worker = null;
     this.job = null;
     this.nextId = 1;
@@ -22,12 +22,13 @@ export class Runner {
 
   setState(state) {
     this.state = state;
-    if (this.listener) this.listener(state);
+    for (const listener of this.listeners) listener(state);
   }
 
-  // One listener (the workspace), told the current state at once and every change after.
+  // Each listener (a workspace; every embed of a handbook page) is told the current state
+  // at once and every change after.
   listen(listener) {
-    this.listener = listener;
+    this.listeners.push(listener);
     listener(this.state);
   }
 

@@ -1,7 +1,7 @@
 // Runs on the server: Run for a torch-tier problem (the browser cannot run PyTorch, so the
 // server judges the public cases) and "Try your own input" (the reference runs on the
 // server). Nothing is stored as an attempt; this module starts the run and polls for it.
-import { requestJSON } from "./http.js";
+import { against, requestJSON } from "./http.js";
 import { t } from "./i18n.js";
 import { statusLabel } from "./submissions.js";
 
@@ -15,10 +15,11 @@ const GIVE_UP_MS = 6 * 60 * 1000;
 // POSTs `body` to `url`, then polls the run it started. Resolves with {status: "done", run}
 // (the run as the server shows it once done) or {status: "failed", message}. `onUpdate`
 // sees the run at every poll (a queued run has its `place` in line).
-export async function pollRun(url, body, { sleep = wait, now = Date.now, onUpdate = () => {} } = {}) {
+// `bearer`: an API token (a handbook page on another origin), else the page's cookie.
+export async function pollRun(url, body, { sleep = wait, now = Date.now, onUpdate = () => {}, bearer = null } = {}) {
   let started = now();
   try {
-    let run = await requestJSON(url, { method: "POST", body });
+    let run = await requestJSON(url, { method: "POST", body, bearer });
     let delay = POLL_START_MS;
     while (run.status !== "done") {
       onUpdate(run);
@@ -26,7 +27,7 @@ export async function pollRun(url, body, { sleep = wait, now = Date.now, onUpdat
       if (now() - started > GIVE_UP_MS) return { status: "failed", message: t("noRunResult") };
       await sleep(delay);
       delay = Math.min(POLL_MAX_MS, delay * 1.5);
-      run = await requestJSON(run.url);
+      run = await requestJSON(against(run.url, url), { bearer });
     }
     return { status: "done", run };
   } catch (error) {

@@ -91,6 +91,11 @@ export function renderMarkdown(source) {
   return markdown.render(source);
 }
 
+// One line of Markdown without its paragraph (a quiz option beside its checkbox).
+export function renderInline(source) {
+  return markdown.renderInline(source);
+}
+
 // Typesets math the server left verbatim in its own statement HTML:
 // <span class="math inline">$x$</span> and <span class="math display">$$x$$</span>.
 export function typesetMath(root) {

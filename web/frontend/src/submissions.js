@@ -3,7 +3,7 @@
 // per-case results.
 import { clear, h } from "./dom.js";
 import { timeElement } from "./dates.js";
-import { requestJSON } from "./http.js";
+import { against, requestJSON } from "./http.js";
 import { lang, t } from "./i18n.js";
 import { caseList, compileErrorView, notice, renderMessage, speedView, verdictBadge } from "./results.js";
 
@@ -15,14 +15,18 @@ export function isFinal(submission) {
   return String(submission.status || "").toLowerCase() === "done";
 }
 
+// Resolved against the API's own address: the same origin on the platform, the platform's
+// from a handbook page.
 function detailURL(urls, submission) {
-  return submission.url || `${urls.submission.replace(/\/$/, "")}/${submission.id}`;
+  return against(submission.url || `${urls.submission.replace(/\/$/, "")}/${submission.id}`, urls.submit);
 }
 
 // Resolves with the final submission; calls onUpdate with every state seen on the way.
 // Polling (not the event stream) keeps no server thread busy while a job waits.
-export async function submitAndWait(urls, slug, code, onUpdate) {
-  let submission = await requestJSON(urls.submit, { method: "POST", body: { problem: slug, code } });
+// `bearer`: an API token (a handbook page's Submit to the platform), else the page's cookie.
+export async function submitAndWait(urls, slug, code, onUpdate, bearer = null) {
+  const body = { problem: slug, code };
+  let submission = await requestJSON(urls.submit, { method: "POST", body, bearer });
   onUpdate(submission);
   const url = detailURL(urls, submission);
   const started = Date.now();
@@ -31,7 +35,7 @@ export async function submitAndWait(urls, slug, code, onUpdate) {
     if (Date.now() - started > POLL_GIVE_UP_MS) throw new Error("no verdict after 10 minutes");
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(POLL_MAX_MS, delay * 1.5);
-    submission = await requestJSON(url);
+    submission = await requestJSON(url, { bearer });
     onUpdate(submission);
   }
   return submission;

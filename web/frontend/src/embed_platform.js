@@ -1,0 +1,133 @@
+// A handbook page's link to the platform (the plugin's `platform_url`): a log-in that asks
+// the platform for an API token (POST /api/token), kept in this browser per platform, and
+// the platform's addresses for a problem. Every call carries the token, never a cookie: the
+// platform allows the handbook's origin by CORS without credentials, so its CSRF rule
+// (cookie-borne requests need the page's token) stays as it is.
+import { clear, h } from "./dom.js";
+import { requestJSON } from "./http.js";
+import { t } from "./i18n.js";
+import { notice } from "./results.js";
+
+const TOKEN_DAYS = 30;
+
+function storageGet(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function storageSet(key, value) {
+  try {
+    if (value === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, value);
+  } catch {
+    // Storage disabled: the log-in lasts as long as the page.
+  }
+}
+
+export class Platform {
+  constructor(origin) {
+    this.origin = origin.replace(/\/$/, "");
+    this.key = `pj:platform:${this.origin}`;
+    this.listeners = [];
+    const saved = storageGet(this.key);
+    try {
+      this.login = saved ? JSON.parse(saved) : null; // {token, username}
+    } catch {
+      this.login = null;
+    }
+  }
+
+  get token() {
+    return this.login ? this.login.token : null;
+  }
+
+  get host() {
+    return new URL(this.origin).host;
+  }
+
+  urls(slug) {
+    const api = `${this.origin}/api`;
+    return {
+      submit: `${api}/submissions`,
+      submission: `${api}/submissions`,
+      run: `${api}/problems/${encodeURIComponent(slug)}/run`,
+      leaderboard: `${this.origin}/leaderboard/${encodeURIComponent(slug)}`,
+    };
+  }
+
+  // Every embed of the page shows the same log-in: told when it changes.
+  listen(listener) {
+    this.listeners.push(listener);
+  }
+
+  changed() {
+    storageSet(this.key, this.login ? JSON.stringify(this.login) : null);
+    for (const listener of this.listeners) listener(this.login);
+  }
+
+  async logIn(username, password) {
+    const body = { username, password, label: `handbook ${window.location.host}`, expires_in_days: TOKEN_DAYS };
+    const answer = await requestJSON(`${this.origin}/api/token`, { method: "POST", body, bearer: "" });
+    this.login = { token: answer.token, username: answer.username };
+    this.changed();
+  }
+
+  logOut() {
+    this.login = null;
+    this.changed();
+  }
+}
+
+// One Platform per origin on a page: its embeds share the log-in.
+const platforms = new Map();
+
+export function embedPlatform(origin) {
+  if (!platforms.has(origin)) platforms.set(origin, new Platform(origin));
+  return platforms.get(origin);
+}
+
+// The log-in form, or who is logged in with a way out; kept current across the page's embeds.
+export function platformPanel(platform) {
+  const panel = h("div", { class: "practice-platform" });
+  const show = () => {
+    clear(panel);
+    if (platform.login) {
+      panel.append(
+        h("span", {}, t("embed.connected", { user: platform.login.username, platform: platform.host })),
+        " ",
+        h("button", { type: "button", class: "btn btn-ghost", "data-action": "logout", onclick: () => platform.logOut() }, t("embed.disconnect")),
+      );
+      return;
+    }
+    const user = h("input", { type: "text", name: "username", autocomplete: "username", "aria-label": t("embed.username"), placeholder: t("embed.username") });
+    const pass = h("input", { type: "password", name: "password", autocomplete: "current-password", "aria-label": t("embed.password"), placeholder: t("embed.password") });
+    const status = h("span", { class: "practice-login-status" });
+    const form = h(
+      "form",
+      {
+        class: "practice-login",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          clear(status);
+          try {
+            await platform.logIn(user.value, pass.value);
+          } catch (error) {
+            status.append(notice(t("embed.loginFailed", { message: error.message }), "error"));
+          }
+        },
+      },
+      h("p", {}, t("embed.connectIntro", { platform: platform.host })),
+      user,
+      pass,
+      h("button", { type: "submit", class: "btn btn-primary", "data-action": "login" }, t("embed.connect")),
+      status,
+    );
+    panel.append(form);
+  };
+  platform.listen(show);
+  show();
+  return panel;
+}
