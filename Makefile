@@ -17,21 +17,33 @@ MODELS    := models/SmolLM2-135M-Instruct
 WHEELS    := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench bench-gate gpu-check bytecode clean
+.PHONY: help setup run cluster cluster-stop test test-postgres lint typecheck apt venv npm frontend sandbox-user doctor models bench bench-gate gpu-check bytecode clean handbook handbook-serve
 
 help:
 	@echo "make run    set up everything, then start the platform"
 	@echo "make test   set up everything, then run the whole test suite"
 	@echo "make test-postgres   the web suite on a throwaway PostgreSQL 15 instead of SQLite"
 	@echo "make gpu-check   everything that needs a GPU, under 8 minutes (SKIP without one)"
+	@echo "make handbook    the example handbook (examples/handbook) with its exercises embedded"
+	@echo "make handbook-serve   serve it at http://127.0.0.1:8001/ with a plain static server"
 
 setup: apt venv npm sandbox-user models frontend bytecode
+
+# The KV-cache chapter as a MkDocs site with its exercises embedded by the practice plugin
+# (handbook/, docs/HANDBOOK.md): static files, served by any static server. Set
+# PRACTICE_PLATFORM_URL to a platform (with JUDGE_CORS_ORIGINS naming this site) for Submit.
+HANDBOOK_SITE := build/handbook-site
+handbook: frontend
+	cd examples/handbook && NO_MKDOCS_2_WARNING=1 $(abspath $(BIN))/mkdocs build -q --clean -d $(abspath $(HANDBOOK_SITE))
+	@echo "built $(HANDBOOK_SITE); make handbook-serve serves it at http://127.0.0.1:8001/"
+handbook-serve: handbook
+	$(BIN)/python -m http.server 8001 --bind 127.0.0.1 --directory $(HANDBOOK_SITE)
 
 # The code's bytecode, written once: where PYTHONDONTWRITEBYTECODE is set (as on CI) every
 # `judge run` and every sandbox worker would otherwise compile the judge's modules again
 # (about 35 ms of a 150 ms `judge run`). compileall skips what is up to date.
 bytecode: venv
-	$(BIN)/python -m compileall -q judge runner mini_llm web devtools practice_judge.py judge.py >/dev/null
+	$(BIN)/python -m compileall -q judge runner mini_llm web devtools handbook practice_judge.py judge.py >/dev/null
 
 # Debian packages the sandbox, the front-end build, the browser tests and the local cluster
 # (redis-server) need; installed only when missing.

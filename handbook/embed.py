@@ -24,6 +24,9 @@ class Published:
     dist: Path
     problems: Path  # the problems folder, to tell an unknown slug from an unpublished one
     summaries: dict[str, dict[str, object]]
+    # What the configured platform shows a visitor (its public index.json): a problem its
+    # admins hid is left out there, and may not be embedded. None: no platform.
+    on_platform: frozenset[str] | None = None
 
     @classmethod
     def read(cls, dist: Path, problems: Path) -> Published:
@@ -38,6 +41,9 @@ class Published:
             bundle = json.loads((dist / "problems" / f"{slug}.json").read_text(encoding="utf-8"))
             summaries[slug] = bundle["problem"]
         return cls(dist, problems, summaries)
+
+    def with_platform(self, index: dict[str, object]) -> Published:
+        return Published(self.dist, self.problems, self.summaries, frozenset(index))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +65,11 @@ def check_marker(marker: Marker, published: Published, platform_url: str) -> Emb
             )
         known = ", ".join(sorted(published.summaries)[:6])
         raise MarkerError(f"{marker.said()}: no such problem (published: {known}, ...)")
+    if published.on_platform is not None and marker.slug not in published.on_platform:
+        raise MarkerError(
+            f"{marker.said()}: the platform hides this problem (its admins' only): "
+            "it may not be embedded"
+        )
     embed = Embed(marker.slug, str(summary["kind"]), str(summary["tier"]), marker.offline)
     if embed.tier != "browser" and not platform_url and not embed.offline:
         raise MarkerError(

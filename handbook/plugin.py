@@ -8,6 +8,8 @@ cannot be an embed fails the build with one line naming the page and the marker.
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +54,8 @@ class PracticePlugin(BasePlugin[PracticeConfig]):
         except (OSError, ValueError, KeyError) as exc:
             raise PluginError(f"practice: {exc}") from None
         self.platform = platform_origin(self.config.platform_url)
+        if self.platform:
+            self.published = self.published.with_platform(platform_index(self.platform))
         self.lang = page_language(self.config.lang, config.theme)
         self.embedded = {}
         return config
@@ -106,6 +110,25 @@ def platform_origin(url: str) -> str:
             f"practice: platform_url must be an http(s) URL like https://host, not {url!r}"
         )
     return url.strip().rstrip("/")
+
+
+INDEX_TIMEOUT_S = 15.0
+
+
+def platform_index(origin: str) -> dict[str, object]:
+    """The platform's public problem index (slug -> version, hidden problems left out, as a
+    visitor sees it); PluginError when it cannot be read: a site that promises Submit to a
+    platform is not built blind to what that platform shows."""
+    url = f"{origin}/static/dist/problems/index.json"
+    try:
+        with urllib.request.urlopen(url, timeout=INDEX_TIMEOUT_S) as answer:
+            index = json.loads(answer.read(1_000_000))
+    except (OSError, ValueError) as exc:
+        said = f"practice: could not read the platform's problems at {url}: {exc}"
+        raise PluginError(said) from None
+    if not isinstance(index, dict):
+        raise PluginError(f"practice: {url} is not a problem index")
+    return index
 
 
 def page_language(chosen: str, theme: Any) -> str:

@@ -7,10 +7,10 @@ import secrets
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from judge.problem.device import DevicePolicy, parse_policy
 from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, check_spread_limit
-from web.serving.cors import parse_origins
 from web.store.filemodes import private_dir, private_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +116,7 @@ class WebConfig:
     # served from this origin (nothing comes from a CDN).
     cross_origin_isolation: bool = True
     # Origins whose pages may call the API (a handbook built with the MkDocs plugin and
-    # `platform_url`: web/serving/cors.py), with a bearer token only; empty: none.
+    # `platform_url`: web/serving/cors.py, parse_origins below), with a bearer token only.
     cors_origins: tuple[str, ...] = ()
     # werkzeug's method string; tests pick a cheap one, production keeps scrypt.
     password_method: str = "scrypt"
@@ -206,6 +206,32 @@ def _fraction(env: os._Environ[str], name: str, default: float) -> float:
         return check_spread_limit(float(raw) if raw else default)
     except ValueError:
         raise ValueError(f"{name} must be a fraction above 0 and at most 1, not {raw!r}") from None
+
+
+def parse_origins(raw: str) -> tuple[str, ...]:
+    """JUDGE_CORS_ORIGINS: comma-separated origins (scheme://host[:port]); ValueError for
+    anything else, named (a path, a wildcard, a typo are refused at start, not ignored)."""
+    origins = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        parts = urlsplit(item)
+        try:
+            has_port = parts.port is not None
+        except ValueError:  # a port past 65535, or not a number
+            has_port, parts = False, urlsplit("")
+        rebuilt = f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if has_port else "")
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or item.rstrip("/") != rebuilt
+        ):
+            raise ValueError(
+                f"JUDGE_CORS_ORIGINS holds {item!r}: each must be an origin like "
+                "https://handbook.example.org (scheme, host and port only)"
+            )
+        origins.append(rebuilt)
+    return tuple(origins)
 
 
 def _instance_secret(path: Path, nbytes: int = 32) -> str:

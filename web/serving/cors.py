@@ -10,39 +10,11 @@ such a call nor shows the page a cookie-borne answer, so the cookie's CSRF rule
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import Flask, Response, request
 
 ALLOWED_HEADERS = "Authorization, Content-Type"
 ALLOWED_METHODS = "GET, POST"
 PREFLIGHT_CACHE_S = 600
-
-
-def parse_origins(raw: str) -> tuple[str, ...]:
-    """JUDGE_CORS_ORIGINS: comma-separated origins (scheme://host[:port]); ValueError for
-    anything else, named (a path, a wildcard, a typo are refused at start, not ignored)."""
-    origins = []
-    for item in (part.strip() for part in raw.split(",")):
-        if not item:
-            continue
-        parts = urlsplit(item)
-        try:
-            has_port = parts.port is not None
-        except ValueError:  # a port past 65535, or not a number
-            has_port, parts = False, urlsplit("")
-        rebuilt = f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if has_port else "")
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or item.rstrip("/") != rebuilt
-        ):
-            raise ValueError(
-                f"JUDGE_CORS_ORIGINS holds {item!r}: each must be an origin like "
-                "https://handbook.example.org (scheme, host and port only)"
-            )
-        origins.append(rebuilt)
-    return tuple(origins)
 
 
 def register(app: Flask, origins: tuple[str, ...]) -> None:

@@ -138,6 +138,13 @@ def test_a_reader_runs_a_wrong_solution_then_the_reference_in_the_chapter_page(
         # The other exercise on the page is untouched by this one's runs.
         other = page.locator('.practice-embed[data-problem="tokens-processed"]')
         assert other.get_attribute("data-verdict") is None
+
+        # The self-test: an answer checked at the question's public points, in the page.
+        quiz = page.locator('.practice-embed[data-problem="self-test"]')
+        quiz.locator('[data-question="tokens-without-cache"] input.answer').fill("n * p")
+        assert run_and_wait(quiz) == "WA"
+        wrong = quiz.locator('[data-role="results"] .case-bad[data-case="tokens-without-cache"]')
+        assert wrong.count() == 1, quiz.locator('[data-role="results"]').inner_text()
         assert elsewhere == [], elsewhere
 
         # A second visit: the code and the last result are still there, per page and problem.
