@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import os
 import statistics
 import subprocess
@@ -58,7 +59,7 @@ RUN_JS = """
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -83,25 +84,54 @@ def served_handbook() -> Iterator[str]:
             server.server_close()
 
 
-def first_result_ms(page: Any, url: str, root: str, results: str) -> float:
+def first_result_ms(
+    page: Any, url: str, root: str, results: str, boots: list[dict[str, Any]]
+) -> float:
     page.goto(url, wait_until="commit")
     page.wait_for_selector(f"{root} button[data-action=run]:not([disabled])", timeout=120_000)
-    return float(page.evaluate(RUN_JS, [root, results]))
+    ms = float(page.evaluate(RUN_JS, [root, results]))
+    boots.append(json.loads(page.get_attribute(f"{root} [data-boot]", "data-boot") or "{}"))
+    return ms
 
 
-def measure(browser: Any, where: dict[str, tuple[str, str, str]], repeat: int) -> dict[str, Any]:
+def measure(
+    browser: Any, where: dict[str, tuple[str, str, str]], repeat: int
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     out: dict[str, dict[str, list[float]]] = {}
+    boots: dict[str, list[dict[str, Any]]] = {"cold": [], "second visit": []}
     for name, (url, root, results) in where.items():
         times: dict[str, list[float]] = {"cold": [], "second visit": []}
         for _ in range(repeat):
             context = browser.new_context()
             page = context.new_page()
-            times["cold"].append(first_result_ms(page, url, root, results))
+            mine = boots if name == "handbook embed" else {k: [] for k in boots}
+            times["cold"].append(first_result_ms(page, url, root, results, mine["cold"]))
             page.wait_for_timeout(SNAPSHOT_WAIT_MS)
-            times["second visit"].append(first_result_ms(page, url, root, results))
+            again = first_result_ms(page, url, root, results, mine["second visit"])
+            times["second visit"].append(again)
             context.close()
         out[name] = times
-    return out
+    return out, boots
+
+
+def boot_table(boots: dict[str, list[dict[str, Any]]]) -> str:
+    """The embed's worker start by phase (medians, ms): where the time to the first result goes."""
+    rows = ["| embed's worker start | restored | download | python | judge | total |"]
+    rows.append("|---|---|---:|---:|---:|---:|")
+    for name, records in boots.items():
+        records = [r for r in records if r]
+        if not records:
+            continue
+        restored = "/".join(sorted({str(r.get("restored")) for r in records}))
+        cells = [
+            statistics.median(r["phases"][p] for r in records)
+            for p in ("download", "python", "judge")
+        ]
+        total = statistics.median(r["ms"] for r in records)
+        rows.append(
+            f"| {name} | {restored} | " + " | ".join(f"{c:.0f}" for c in [*cells, total]) + " |"
+        )
+    return "\n".join(rows)
 
 
 def table(times: dict[str, dict[str, list[float]]]) -> str:
@@ -134,11 +164,13 @@ def main() -> int:
             "handbook embed": (f"{handbook}/kv-cache/", embed_root, "[data-role=results]"),
             "platform page": (f"{platform}/problems/{SLUG}", "main", "[data-panel=results]"),
         }
-        times = measure(browser, where, args.repeat)
+        times, boots = measure(browser, where, args.repeat)
         browser.close()
     load = os.getloadavg()
     print(f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(table(times))
+    print()
+    print(boot_table(boots))
     return 0
 
 

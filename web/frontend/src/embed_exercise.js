@@ -182,6 +182,9 @@ class Exercise {
 
   showRuntime(state) {
     this.status.textContent = runtimeText(state);
+    // Where the worker's start went (download, python, judge; restored from the snapshot
+    // or not), as the platform's page records it: the benchmark reads it.
+    if (state.phase === "ready" && this.runner.boot) this.status.dataset.boot = JSON.stringify(this.runner.boot);
     this.runButton.disabled = !(state.phase === "ready" || state.phase === "running") || Boolean(this.running);
   }
 

@@ -87,7 +87,10 @@ async function startPython(indexURL, stdlib, snapshot) {
 function loadJudge(pyodide, judgeBytes) {
   pyodide.unpackArchive(judgeBytes, "zip", { extractDir: JUDGE_DIR });
   const dir = JSON.stringify(JUDGE_DIR);
-  pyodide.runPython(`import sys\nif ${dir} not in sys.path:\n    sys.path.insert(0, ${dir})\nimport judge.browser.public_run`);
+  pyodide.runPython(
+    `import sys\nif ${dir} not in sys.path:\n    sys.path.insert(0, ${dir})\nimport judge.browser.public_run\n` +
+      "judge.browser.public_run.preload_failure_reports()",
+  );
 }
 
 async function boot({ indexURL, judgeURL, interruptBuffer }) {
