@@ -85,7 +85,11 @@ def test_a_marker_that_does_not_parse_is_refused_naming_its_line(body: str, said
     [
         ("no-such-problem", "", "no such problem"),
         ("unreleased", "", "not published in the front-end build"),
-        ("kv-cache", "", "a torch-tier problem cannot run in the browser; set the plugin's platform_url"),
+        (
+            "kv-cache",
+            "",
+            "a torch-tier problem cannot run in the browser; set the plugin's platform_url",
+        ),
         ("tokens-processed offline", "", "`offline` is for torch-tier problems only"),
     ],
 )

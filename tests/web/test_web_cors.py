@@ -59,7 +59,9 @@ def test_the_handbook_logs_in_for_a_token_and_submits_with_it(client: FlaskClien
     token = client.post("/api/token", json=login, headers=origin)
     assert token.status_code == 201, token.json
     bearer = {**origin, "Authorization": f"Bearer {token.json['token']}"}
-    sent = client.post("/api/submissions", json={"problem": "add-two", "code": GOOD}, headers=bearer)
+    sent = client.post(
+        "/api/submissions", json={"problem": "add-two", "code": GOOD}, headers=bearer
+    )
     assert sent.status_code == 202, sent.json
     assert sent.headers["Access-Control-Allow-Origin"] == HANDBOOK
 
