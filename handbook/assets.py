@@ -10,7 +10,10 @@ held to), so that a page an author wrote cannot publish what the platform keeps 
 
 from __future__ import annotations
 
+import gzip
 import html
+import json
+import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +22,7 @@ from pathlib import Path
 FILES = ("embed.js", "embed.css", "worker.js", "judge.zip")
 FOLDERS = ("chunks", "fonts", "pyodide")
 # Source maps and Pyodide's own files are not searched: third-party or derived text.
-_NOT_SEARCHED = (".map", ".wasm", ".zip", ".woff", ".woff2", ".ttf")
+_NOT_SEARCHED = (".map", ".wasm", ".zip", ".woff", ".woff2", ".ttf", ".png", ".ico", ".gif", ".jpg")
 ASSETS = "practice"  # the site's folder for them
 
 
@@ -68,6 +71,13 @@ def check_site(site: Path, secrets: dict[str, str], pages_may_quote: bool) -> No
     own pages (answers after the exercise); the embeds' files are searched always."""
     if not secrets:
         return
+    # Code and Markdown change shape when rendered (highlighted, reflowed, marked up): they
+    # are compared without their markup too. A data file's lines (an answer key's TOML) are
+    # compared as written: without its brackets, `[question-id]` is a public question's id.
+    wanted = [
+        (line, compact(line) if origin.endswith((".py", ".md")) else "", origin)
+        for line, origin in secrets.items()
+    ]
     for path in sorted(site.rglob("*")):
         if not path.is_file() or path.name.endswith(_NOT_SEARCHED):
             continue
@@ -76,9 +86,54 @@ def check_site(site: Path, secrets: dict[str, str], pages_may_quote: bool) -> No
             continue
         if pages_may_quote and relative.parts[0] != ASSETS:
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.suffix == ".html":
-            text = html.unescape(text)  # a page says `a < b` as `a &lt; b`
-        for line, origin in secrets.items():
-            if line in text:
+        text = readable_text(path)
+        squeezed = compact(text)
+        for line, short, origin in wanted:
+            if line in text or (len(short) >= MIN_COMPACT and short in squeezed):
                 raise SecretInSite(f"{relative} holds a line of {origin}: {line[:80]!r}")
+
+
+# A line compared without its markup is a run of letters and digits; shorter ones ("return
+# total", "x = 1") are common enough to match by chance, and are matched as written only.
+MIN_COMPACT = 20
+_NOT_WORD = re.compile(r"[\W_]+")
+_TAG = re.compile(r"<[^>]*>")
+_JS_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+
+
+def compact(text: str) -> str:
+    """Letters and digits only: a line as rendered (highlighted code split into spans,
+    Markdown's ** and ` turned into tags, whitespace reflowed) compares with its source."""
+    return _NOT_WORD.sub("", text).casefold()
+
+
+def readable_text(path: Path) -> str:
+    """What a reader (or a script) could get out of a built file: a page's text without its
+    tags, a JSON file's strings decoded, a script's string escapes undone, a .gz unpacked."""
+    data = path.read_bytes()
+    name = path.name
+    if name.endswith(".gz"):
+        data, name = gzip.decompress(data), name[:-3]
+    text = data.decode("utf-8", errors="replace")
+    if name.endswith((".html", ".xml")):
+        return html.unescape(_TAG.sub(" ", text)) + "\n" + html.unescape(text)
+    if name.endswith(".json"):
+        try:
+            return "\n".join(_strings(json.loads(text)))
+        except ValueError:
+            return text
+    return _JS_ESCAPE.sub(_unescaped, text)
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    return chr(int(match.group(1) or match.group(2), 16))
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *_strings(v)]]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []

@@ -16,12 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# ``` or ~~~ (three or more), `practice`, the body, the same fence closing it; at the start
-# of a line, as Markdown's own fences are (an indented one is code inside something else).
-_FENCE = re.compile(
-    r"^(?P<fence>`{3,}|~{3,})[ \t]*practice[ \t]*\n(?P<body>.*?)^(?P=fence)[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
+# A fence's opening line: ``` or ~~~ (three or more) and its info string, at the start of a
+# line (an indented fence is code inside something else).
+_OPENING = re.compile(r"(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*")
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 FLAGS = frozenset({"offline"})
 
@@ -43,24 +40,51 @@ class Marker:
 
 
 def find_markers(markdown: str) -> list[Marker]:
-    """Every marker of the page, in order; MarkerError for one that does not parse."""
+    """Every marker of the page, in order; MarkerError for one that does not parse. A
+    ```practice block shown inside another fence (a ````markdown example) is that fence's
+    text, not a marker."""
     found = []
-    for match in _FENCE.finditer(markdown):
-        line = markdown.count("\n", 0, match.start()) + 1
-        words = match.group("body").split()
-        if not words:
-            raise MarkerError(f"line {line}: a ```practice``` block names no problem")
-        slug, flags = words[0], words[1:]
-        if not _SLUG.fullmatch(slug):
-            raise MarkerError(f"line {line}: {slug[:70]!r} is not a problem's slug")
-        unknown = [flag for flag in flags if flag not in FLAGS]
-        if unknown:
-            raise MarkerError(
-                f"line {line}: ```practice {slug}``` has {unknown[0][:40]!r}; "
-                f"after the slug only {', '.join(sorted(FLAGS))} may follow"
-            )
-        found.append(Marker(slug, line, "offline" in flags, match.start(), match.end()))
+    lines = markdown.splitlines(keepends=True)
+    at, offset = 0, 0
+    while at < len(lines):
+        opening = _OPENING.fullmatch(lines[at].rstrip("\r\n"))
+        if opening is None:
+            offset += len(lines[at])
+            at += 1
+            continue
+        fence, start = opening.group("fence"), offset
+        closing = at + 1
+        while closing < len(lines) and not _closes(lines[closing], fence):
+            closing += 1
+        end = sum(len(line) for line in lines[at : closing + 1])
+        if opening.group("info") == "practice":
+            body = "".join(lines[at + 1 : closing])
+            found.append(_marker(body, at + 1, start, start + end))
+        offset += end
+        at = closing + 1
     return found
+
+
+def _closes(line: str, fence: str) -> bool:
+    """CommonMark: the same character, at least as many, and nothing else on the line."""
+    text = line.rstrip("\r\n").rstrip(" \t")
+    return text.startswith(fence[0] * len(fence)) and set(text) == {fence[0]}
+
+
+def _marker(body: str, line: int, start: int, end: int) -> Marker:
+    words = body.split()
+    if not words:
+        raise MarkerError(f"line {line}: a ```practice``` block names no problem")
+    slug, flags = words[0], words[1:]
+    if not _SLUG.fullmatch(slug):
+        raise MarkerError(f"line {line}: {slug[:70]!r} is not a problem's slug")
+    unknown = [flag for flag in flags if flag not in FLAGS]
+    if unknown:
+        raise MarkerError(
+            f"line {line}: ```practice {slug}``` has {unknown[0][:40]!r}; "
+            f"after the slug only {', '.join(sorted(FLAGS))} may follow"
+        )
+    return Marker(slug, line, "offline" in flags, start, end)
 
 
 def replace_markers(markdown: str, markers: list[Marker], html: list[str]) -> str:

@@ -100,16 +100,21 @@ class PracticePlugin(BasePlugin[PracticeConfig]):
 
 
 def platform_origin(url: str) -> str:
-    """The platform's URL as the embeds use it (no trailing slash); PluginError unless it is
-    an http(s) URL with a host and no query or fragment."""
+    """The platform's origin as the embeds use it (scheme://host[:port], no trailing slash);
+    PluginError for anything more or less: the embeds call `<origin>/api/...`, so a path
+    would be dropped, and credentials in a URL would be published in every page."""
     if not url:
         return ""
     parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        raise PluginError(
-            f"practice: platform_url must be an http(s) URL like https://host, not {url!r}"
-        )
-    return url.strip().rstrip("/")
+    bare = parts.path in ("", "/") and not (parts.query or parts.fragment)
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        bare = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or not bare:
+        said = f"practice: platform_url must be an origin like https://host[:port], not {url!r}"
+        raise PluginError(said)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 INDEX_TIMEOUT_S = 15.0

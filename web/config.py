@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from judge.problem.device import DevicePolicy, parse_policy
 from judge.problem.speed_spec import MAX_RELATIVE_SPREAD, check_spread_limit
@@ -208,29 +208,33 @@ def _fraction(env: os._Environ[str], name: str, default: float) -> float:
         raise ValueError(f"{name} must be a fraction above 0 and at most 1, not {raw!r}") from None
 
 
+# What a browser sends as an Origin: a lower-case scheme, an ASCII host (a name in punycode,
+# an IPv4 address, or an IPv6 one in brackets) and a port only when it is not the scheme's.
+_ORIGIN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::([0-9]{1,5}))?")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
 def parse_origins(raw: str) -> tuple[str, ...]:
-    """JUDGE_CORS_ORIGINS: comma-separated origins (scheme://host[:port]); ValueError for
-    anything else, named (a path, a wildcard, a typo are refused at start, not ignored)."""
+    """JUDGE_CORS_ORIGINS: comma-separated origins, each as a browser writes it in its Origin
+    header (scheme://host[:port]); ValueError naming the first that is not one, since one that
+    could never match would be ignored without a word (a path, a wildcard, a default port)."""
     origins = []
-    for item in (part.strip() for part in raw.split(",")):
+    for item in (part.strip().removesuffix("/") for part in raw.split(",")):
         if not item:
             continue
-        parts = urlsplit(item)
-        try:
-            has_port = parts.port is not None
-        except ValueError:  # a port past 65535, or not a number
-            has_port, parts = False, urlsplit("")
-        rebuilt = f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if has_port else "")
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or item.rstrip("/") != rebuilt
-        ):
+        match = _ORIGIN.fullmatch(item)
+        port = match.group(3) if match else None
+        if match is None or (port is not None and not 0 < int(port) < 65536):
             raise ValueError(
                 f"JUDGE_CORS_ORIGINS holds {item!r}: each must be an origin like "
-                "https://handbook.example.org (scheme, host and port only)"
+                "https://handbook.example.org (lower-case scheme and host, and a port, only)"
             )
-        origins.append(rebuilt)
+        if port == _DEFAULT_PORTS[match.group(1)]:
+            raise ValueError(
+                f"JUDGE_CORS_ORIGINS holds {item!r}: a browser leaves out the scheme's own "
+                f"port; write {match.group(1)}://{match.group(2)}"
+            )
+        origins.append(item)
     return tuple(origins)
 
 

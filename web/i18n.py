@@ -216,6 +216,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "label must be a string of at most {max} characters",
         "zh": "label 必须是不超过 {max} 个字符的字符串",
     },
+    "err_handbook_token": {
+        "en": "a token made for a handbook's page submits and runs only; manage tokens and "
+        "the password on the platform's own pages",
+        "zh": "为手册页面签发的令牌只能提交和运行；请在平台自己的页面上管理令牌和密码",
+    },
     "err_no_bearer": {
         "en": "this request carries no bearer token; revoke one by id: DELETE /api/tokens/<id>",
         "zh": "此请求没有携带令牌；请按编号撤销：DELETE /api/tokens/<id>",

@@ -136,3 +136,17 @@ def test_a_problem_the_platform_hides_may_not_be_embedded(tmp_path: Path) -> Non
     (hidden,) = find_markers("```practice\nself-test\n```\n")
     with pytest.raises(MarkerError, match="the platform hides this problem"):
         check_marker(hidden, known, "https://practice.example.org")
+
+
+def test_a_marker_shown_inside_another_fence_is_that_fences_text() -> None:
+    page = "Write this:\n\n````markdown\n```practice\nkv-capacity\n```\n````\n\n```practice\nself-test\n```\n"
+    markers = find_markers(page)
+    assert [(m.slug, m.line) for m in markers] == [("self-test", 9)]
+    out = replace_markers(page, markers, ["<div>quiz</div>"])
+    assert "````markdown\n```practice\nkv-capacity\n```\n````" in out
+    assert out.rstrip().endswith("<div>quiz</div>")
+
+
+def test_an_unclosed_fence_runs_to_the_end_of_the_page() -> None:
+    (marker,) = find_markers("# Page\n\n```practice\ntokens-processed\n")
+    assert (marker.slug, marker.line) == ("tokens-processed", 3)

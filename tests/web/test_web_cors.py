@@ -28,6 +28,13 @@ def app(config: WebConfig) -> Iterator[Flask]:
     state(app).close()
 
 
+def test_origins_are_read_as_a_browser_writes_them() -> None:
+    from web.config import parse_origins
+
+    raw = "https://handbook.example.org/, http://127.0.0.1:8001,http://[::1]:8000"
+    assert parse_origins(raw) == (HANDBOOK, "http://127.0.0.1:8001", "http://[::1]:8000")
+
+
 def test_the_configured_origin_may_read_the_api_and_no_other(client: FlaskClient) -> None:
     for origin, allowed in ((HANDBOOK, HANDBOOK), (STRANGER, None)):
         answer = client.get("/api/problems", headers={"Origin": origin})
@@ -83,7 +90,17 @@ def test_pages_are_never_opened_to_another_origin(client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
-    "raw", ["*", "https://handbook.example.org/docs", "handbook.example.org", "http://h:99999"]
+    "raw",
+    [
+        "*",
+        "https://*.example.org",
+        "https://handbook.example.org/docs",
+        "handbook.example.org",
+        "https://Handbook.example.org",
+        "https://handbook.example.org:443",
+        "https://bücher.example",
+        "http://h:99999",
+    ],
 )
 def test_a_cors_setting_that_is_not_a_list_of_origins_is_refused_at_start(
     raw: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -91,3 +108,53 @@ def test_a_cors_setting_that_is_not_a_list_of_origins_is_refused_at_start(
     monkeypatch.setenv("JUDGE_CORS_ORIGINS", raw)
     with pytest.raises(ValueError, match="JUDGE_CORS_ORIGINS holds"):
         load_config(tmp_path / "instance")
+
+
+def handbook_token(client: FlaskClient, username: str) -> dict[str, str]:
+    login = {"username": username, "password": PASSWORD, "label": "mine", "expires_in_days": 30}
+    token = client.post("/api/token", json=login, headers={"Origin": HANDBOOK})
+    assert token.status_code == 201, token.json
+    assert token.json["label"] == f"handbook page {HANDBOOK}"  # the server's, not the page's
+    return {"Origin": HANDBOOK, "Authorization": f"Bearer {token.json['token']}"}
+
+
+def test_a_handbook_pages_token_submits_but_manages_nothing(client: FlaskClient) -> None:
+    make_user(client, "reader")
+    bearer = handbook_token(client, "reader")
+    assert client.get("/api/me", headers=bearer).json["user"]["username"] == "reader"
+    refused = [
+        client.get("/api/tokens", headers=bearer),
+        client.delete("/api/tokens/1", headers=bearer),
+        client.post(
+            "/api/password",
+            json={"current_password": PASSWORD, "new_password": "another long one"},
+            headers=bearer,
+        ),
+    ]
+    for answer in refused:
+        assert (answer.status_code, answer.json["error"]["code"]) == (403, "handbook_token")
+    # Log out from the page revokes the token itself (DELETE is allowed by the preflight).
+    asked = {"Origin": HANDBOOK, "Access-Control-Request-Method": "DELETE"}
+    assert (
+        "DELETE"
+        in client.options("/api/token", headers=asked).headers["Access-Control-Allow-Methods"]
+    )
+    assert client.delete("/api/token", headers=bearer).status_code == 200
+    assert client.get("/api/me", headers=bearer).status_code == 401
+
+
+def test_an_admins_handbook_token_is_not_an_admins(client: FlaskClient) -> None:
+    make_user(client, "root", admin=True)
+    bearer = handbook_token(client, "root")
+    assert client.get("/api/me", headers=bearer).json["user"]["is_admin"] is False
+    assert client.get("/api/admin/workers", headers=bearer).status_code == 403
+
+
+def test_a_handbook_pages_token_lasts_two_weeks_at_most(client: FlaskClient) -> None:
+    from datetime import datetime
+
+    make_user(client, "reader")
+    login = {"username": "reader", "password": PASSWORD, "expires_in_days": 30}
+    token = client.post("/api/token", json=login, headers={"Origin": HANDBOOK}).json
+    made, ends = (datetime.fromisoformat(token[k]) for k in ("created_at", "expires_at"))
+    assert (ends - made).days == 14

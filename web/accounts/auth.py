@@ -46,6 +46,16 @@ class Viewer:
     is_admin: bool
     via_token: bool
     token_id: int | None = None  # the bearer token this request came with
+    # A token minted for a handbook's page on another origin (HANDBOOK_TOKEN): it submits,
+    # runs and reads as its user, never as an admin, and manages no tokens or password.
+    handbook: bool = False
+
+
+# The label every token minted for a cross-origin page starts with (POST /api/token from an
+# origin in JUDGE_CORS_ORIGINS; web/serving/cors.py): the server sets it, whatever the page
+# asked. Script on that origin can read what the page keeps, so such a token can do no more
+# than a reader needs there. Another token given this label only loses power.
+HANDBOOK_TOKEN = "handbook page "
 
 
 def username_key(username: str) -> str:
@@ -174,7 +184,9 @@ def _token_viewer(db: Session, header: str) -> Viewer:
     if stored.last_used_at is None or stored.last_used_at < now - LAST_USED_EVERY:
         db.execute(update(ApiToken).where(ApiToken.id == stored.id).values(last_used_at=now))
         db.commit()
-    return Viewer(user.id, user.username, user.is_admin, via_token=True, token_id=stored.id)
+    handbook = (stored.label or "").startswith(HANDBOOK_TOKEN)
+    admin = user.is_admin and not handbook
+    return Viewer(user.id, user.username, admin, True, stored.id, handbook)
 
 
 def log_in(user: User) -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from flask import Blueprint, g, jsonify
+from flask import Blueprint, g, jsonify, request
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from web.accounts.auth import (
+    HANDBOOK_TOKEN,
     TOKEN_LABEL_MAX,
     TOKEN_LIFETIME,
     Viewer,
@@ -112,6 +113,10 @@ def token() -> Any:
     body = json_body()
     user = authenticate(required_str(body, "username"), required_str(body, "password"))
     label, lifetime = _token_label(body), _token_lifetime(body)
+    origin = request.headers.get("Origin", "")
+    if origin in platform().config.cors_origins:  # a handbook's page: a token of its own kind
+        label = f"{HANDBOOK_TOKEN}{origin}"[:TOKEN_LABEL_MAX]
+        lifetime = min(lifetime, HANDBOOK_LIFETIME)
     value, row = new_api_token(g.db, user.id, label=label, lifetime=lifetime)
     g.db.commit()
     payload: dict[str, object] = {"token": value, "token_type": "bearer"}
@@ -138,9 +143,23 @@ def _token_lifetime(body: dict[str, Any]) -> timedelta:
     return timedelta(days=days)
 
 
+# A handbook page's token lives in that page's storage: it expires sooner than others.
+HANDBOOK_LIFETIME = timedelta(days=14)
+
+
+def require_own_account() -> Viewer:
+    """The viewer, unless their token was minted for a handbook's page: such a token does
+    not list or revoke other tokens or change the password (a script on that origin could
+    read it)."""
+    viewer = require_user()
+    if viewer.handbook:
+        raise ApiError(403, "handbook_token", say("err_handbook_token"))
+    return viewer
+
+
 @bp.get("/tokens")
 def list_tokens() -> Any:
-    viewer = require_user()
+    viewer = require_own_account()
     rows = g.db.scalars(
         select(ApiToken).where(ApiToken.user_id == viewer.id).order_by(ApiToken.id.desc())
     )
@@ -157,7 +176,7 @@ def revoke_current() -> Any:
 
 @bp.delete("/tokens/<int:token_id>")
 def revoke(token_id: int) -> Any:
-    return _revoke(require_user(), token_id)
+    return _revoke(require_own_account(), token_id)
 
 
 def _revoke(viewer: Viewer, token_id: int) -> Any:
@@ -170,7 +189,7 @@ def _revoke(viewer: Viewer, token_id: int) -> Any:
 
 @bp.post("/password")
 def password() -> Any:
-    viewer = require_user()
+    viewer = require_own_account()
     body = json_body()
     current, new = required_str(body, "current_password"), required_str(body, "new_password")
     user, revoked = change_password(viewer, current, new)

@@ -81,22 +81,33 @@ async function bundleScripts() {
 
 // The platform's styles for the embeds, every rule scoped to .practice-embed so that a
 // handbook's own theme is left alone (its variables set on the embed, not on :root), with
-// KaTeX's and the embed's own layout beside them. Keyframes cannot nest: kept at the top.
+// KaTeX's and the embed's own layout beside them. The scope is the class twice: one step
+// more specific than a theme's own rules for the same elements (mkdocs-material styles
+// every <details> in a page as an admonition). Dark follows the page, not the system: a
+// handbook whose page is light keeps a light embed (mkdocs-material's dark palette is
+// [data-md-color-scheme=slate]; any other site may put .practice-dark on an ancestor).
+// Keyframes cannot nest: kept at the top.
+const EMBED_SCOPE = ".practice-embed.practice-embed";
+const PAGE_IS_DARK = ':where([data-md-color-scheme="slate"], .practice-dark) &';
+
 async function bundleEmbedStyles() {
   const source = ["styles.css", "kv_strip.css", "guidance.css"]
     .map((name) => readFileSync(join(here, "src", name), "utf-8"))
     .join("\n")
-    .replace(/:root\b/g, "&");
+    .replace(/:root\b/g, "&")
+    .replace(/@media\s*\(prefers-color-scheme:\s*dark\)/g, PAGE_IS_DARK);
   const keyframes = [];
   const rest = source.replace(/@keyframes[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/g, (block) => {
     keyframes.push(block);
     return "";
   });
+  const own = (name) => readFileSync(join(here, "src", name), "utf-8");
   const contents = [
     '@import "katex/dist/katex.min.css";',
     keyframes.join("\n"),
-    `.practice-embed {\n${rest}\n}`,
-    readFileSync(join(here, "src", "embed.css"), "utf-8"),
+    `${EMBED_SCOPE} {\n${own("embed_reset.css")}\n}`,
+    `${EMBED_SCOPE} {\n${rest}\n}`,
+    own("embed.css"),
   ].join("\n");
   const scoped = join(here, "src", ".embed-scoped.css");
   writeFileSync(scoped, contents);

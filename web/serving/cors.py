@@ -13,7 +13,7 @@ from __future__ import annotations
 from flask import Flask, Response, request
 
 ALLOWED_HEADERS = "Authorization, Content-Type"
-ALLOWED_METHODS = "GET, POST"
+ALLOWED_METHODS = "GET, POST, DELETE"  # DELETE /api/token: the page's Log out revokes its token
 PREFLIGHT_CACHE_S = 600
 
 

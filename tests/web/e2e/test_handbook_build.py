@@ -23,7 +23,11 @@ REFERENCE_LINE = next(
 
 
 def build(
-    tmp_path: Path, page: str, theme: object = "mkdocs", **plugin: object
+    tmp_path: Path,
+    page: str,
+    theme: object = "mkdocs",
+    extensions: tuple[str, ...] = (),
+    **plugin: object,
 ) -> subprocess.CompletedProcess[str]:
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
@@ -35,6 +39,7 @@ def build(
         "site_dir": "site",
         "theme": theme,
         "plugins": [{"practice": plugin}],
+        "markdown_extensions": list(extensions),
     }
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), "utf-8")
     return subprocess.run(
@@ -119,7 +124,7 @@ def test_a_platform_url_that_is_not_an_origin_fails_the_build(dist: Path, tmp_pa
     done = build(tmp_path, "# Chapter\n", platform_url="javascript:alert(1)")
     assert done.returncode != 0
     (line,) = error_lines(done)
-    assert "platform_url must be an http(s) URL" in line
+    assert "platform_url must be an origin like https://host[:port]" in line
 
 
 def test_a_platform_that_cannot_be_read_fails_the_build(dist: Path, tmp_path: Path) -> None:
@@ -128,3 +133,31 @@ def test_a_platform_that_cannot_be_read_fails_the_build(dist: Path, tmp_path: Pa
     assert done.returncode != 0
     (line,) = error_lines(done)
     assert "could not read the platform's problems at http://127.0.0.1:9/static/dist" in line
+
+
+KV_CAPACITY = PROBLEMS / "kv-capacity"
+
+
+def test_a_reference_quoted_in_highlighted_code_fails_the_build(dist: Path, tmp_path: Path) -> None:
+    """Pygments splits each line into spans: the page's text is compared, not its HTML."""
+    code = "\n".join(
+        line
+        for line in (KV_CAPACITY / "reference.py").read_text("utf-8").splitlines()
+        if not line.lstrip().startswith("#")
+    )
+    page = f"```practice\nkv-capacity\n```\n\n```python\n{code}\n```\n"
+    theme = {"name": "material", "font": False}
+    extensions = ("pymdownx.highlight", "pymdownx.superfences")
+    done = build(tmp_path, page, theme, extensions)
+    assert done.returncode != 0, "a highlighted reference was published"
+    (line,) = error_lines(done)
+    assert "chapter/index.html holds a line of kv-capacity/reference.py" in line
+
+
+def test_an_editorial_quoted_in_a_page_fails_the_build(dist: Path, tmp_path: Path) -> None:
+    """Its Markdown (bold, code, math) is rendered into tags: compared without them."""
+    editorial = (KV_CAPACITY / "editorial.en.md").read_text("utf-8")
+    done = build(tmp_path, f"```practice\nkv-capacity\n```\n\n{editorial}\n")
+    assert done.returncode != 0, "an editorial was published"
+    (line,) = error_lines(done)
+    assert "holds a line of kv-capacity/editorial.en.md" in line

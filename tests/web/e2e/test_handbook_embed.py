@@ -142,9 +142,23 @@ def test_a_reader_runs_a_wrong_solution_then_the_reference_in_the_chapter_page(
         # The self-test: an answer checked at the question's public points, in the page.
         quiz = page.locator('.practice-embed[data-problem="self-test"]')
         quiz.locator('[data-question="tokens-without-cache"] input.answer').fill("n * p")
-        assert run_and_wait(quiz) == "WA"
-        wrong = quiz.locator('[data-role="results"] .case-bad[data-case="tokens-without-cache"]')
-        assert wrong.count() == 1, quiz.locator('[data-role="results"]').inner_text()
+        quiz.locator('[data-question="decode-intensity"] input.answer').fill("about one")
+        quiz.locator('[data-action="run"]:not([disabled])').click()
+        marked = quiz.locator('[data-question="tokens-without-cache"][data-verdict="WA"]')
+        marked.wait_for()
+        assert "n=3" in marked.locator(".quiz-mark").inner_text()
+        # Not a number: said here in the page's language, not sent for the judge to refuse.
+        number = quiz.locator('[data-question="decode-intensity"][data-verdict="CE"]')
+        assert "这里要填一个数" in number.locator(".quiz-mark").inner_text()
+        # A choice is marked only by the platform, which this site does not name.
+        choice = quiz.locator('[data-question="why-reusable"]')
+        choice.locator('input[value="causal"]').check()
+        quiz.locator('[data-action="run"]:not([disabled])').click()
+        page.wait_for_function(
+            "() => document.querySelector('[data-question=why-reusable]').dataset.verdict"
+        )
+        assert choice.get_attribute("data-verdict") == "unchecked"
+        assert "只有平台能判" in quiz.locator('[data-role="results"]').inner_text()
         assert elsewhere == [], elsewhere
 
         # A second visit: the code and the last result are still there, per page and problem.
@@ -224,5 +238,39 @@ def test_a_reader_logs_in_from_the_page_and_submits_to_the_platform(
         shoot(page, "handbook-submitted")
         # Only the static server and the configured platform were asked for anything.
         assert all(u.startswith(platform) for u in elsewhere), elsewhere
+    finally:
+        context.close()
+
+
+@pytest.mark.slow
+def test_the_embed_takes_the_pages_colours_and_keeps_unread_hints_hidden(
+    browser: Any, dist: Path, static_server: tuple[str, Path]
+) -> None:
+    """mkdocs-material draws every <details> as an admonition and shows hidden ones; the
+    embed's own rules win inside it. Dark follows the page's palette, not the system's."""
+    base, site = static_server
+    build_site(site)
+    context = browser.new_context(locale="zh-CN", color_scheme="dark")
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/{PAGE}")
+        embed = page.locator(f'.practice-embed[data-problem="{SLUG}"]')
+        embed.locator(".hints").wait_for()
+        hints = embed.locator("details.hint")
+        assert hints.count() >= 2
+        assert embed.locator("details.hint:visible").count() == 0  # none read yet
+        button = embed.locator('[data-action="next-hint"]')
+        assert button.inner_text() == f"看第 1 条提示（共 {hints.count()} 条）"
+        button.click()
+        assert embed.locator("details.hint:visible").count() == 1
+        icon = "(e) => getComputedStyle(e.querySelector('summary'), '::before').content"
+        assert embed.locator(".practice-statement").evaluate(icon) in ("none", "normal")
+
+        background = "(e) => getComputedStyle(e).backgroundColor"
+        # The system is dark, the page is material's light palette: the embed stays light.
+        assert embed.evaluate(background) == "rgb(255, 255, 255)"
+        page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'slate')")
+        assert embed.evaluate(background) != "rgb(255, 255, 255)"
+        shoot(page, "handbook-dark-page")
     finally:
         context.close()

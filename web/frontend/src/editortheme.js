@@ -40,8 +40,18 @@ const darkHighlight = HighlightStyle.define([
 const dark = [darkTheme, syntaxHighlighting(darkHighlight)];
 const scheme = typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
 
+// Whether the page is dark, and how to hear when that changes: the system's setting on the
+// platform's pages; a handbook page's own scheme in an embed (followPage).
+let isDark = () => Boolean(scheme && scheme.matches);
+let onFlip = (listener) => scheme && scheme.addEventListener("change", listener);
+
+export function followPage(darkNow, watch) {
+  isDark = darkNow;
+  onFlip = watch;
+}
+
 function current() {
-  return scheme && scheme.matches ? dark : [];
+  return isDark() ? dark : [];
 }
 
 // The extension to give a new editor; once the view exists, call follow(view).
@@ -52,6 +62,5 @@ export function schemeExtension() {
 }
 
 export function followScheme(view) {
-  if (!scheme) return;
-  scheme.addEventListener("change", () => view.dispatch({ effects: colourScheme.reconfigure(current()) }));
+  onFlip(() => view.dispatch({ effects: colourScheme.reconfigure(current()) }));
 }

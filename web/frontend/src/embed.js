@@ -5,17 +5,45 @@
 // results and state.
 import { Runner } from "./runner.js";
 
-// One run at a time on the shared worker, in the order asked; each embed waits its turn.
+const READY_POLL_MS = 100;
+const READY_GIVE_UP_MS = 120_000; // then the run is tried anyway and says Python is not ready
+
+// One run at a time on the shared worker, in the order asked; each embed waits its turn,
+// and for Python to be ready again (a Stop ends the worker, and a fresh one starts).
 class RunQueue {
   constructor(runner) {
     this.runner = runner;
     this.tail = Promise.resolve();
+    this.queued = 0;
   }
 
-  run(bundleJSON, source, limits, caseJSON = null) {
-    const turn = this.tail.then(() => this.runner.run(bundleJSON, source, limits, caseJSON));
+  // Whether a run asked for now would wait behind another.
+  get busy() {
+    return this.queued > 0;
+  }
+
+  // `onStart` is called when this run's turn comes (its embed shows Stop only then).
+  run(bundleJSON, source, limits, onStart = () => {}) {
+    this.queued += 1;
+    const turn = this.tail
+      .then(() => this.ready())
+      .then(() => {
+        onStart();
+        return this.runner.run(bundleJSON, source, limits);
+      })
+      .finally(() => {
+        this.queued -= 1;
+      });
     this.tail = turn.catch(() => null);
     return turn;
+  }
+
+  async ready() {
+    const started = Date.now();
+    while (!(this.runner.state.phase === "ready" && !this.runner.job)) {
+      if (Date.now() - started > READY_GIVE_UP_MS || this.runner.state.phase === "failed") return;
+      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+    }
   }
 }
 

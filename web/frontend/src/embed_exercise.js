@@ -5,6 +5,7 @@
 // the platform when the site names one. Code and the last result are kept in this browser
 // per page and problem.
 import { CodeEditor } from "./editor.js";
+import { followPage } from "./editortheme.js";
 import { clear, h } from "./dom.js";
 import { embedPlatform, platformPanel } from "./embed_platform.js";
 import { quizForm } from "./embed_quiz.js";
@@ -18,6 +19,18 @@ import { submissionView, submitAndWait } from "./submissions.js";
 import { BROWSER_SLOWDOWN, timeLimits } from "./timelimits.js";
 
 const KEPT_RESULT_CHARS = 256 * 1024; // a larger report is shown, not kept
+
+// The editors are dark when the handbook's page is (embed.css's rule, built by build.mjs):
+// mkdocs-material's dark palette, or .practice-dark put on an ancestor by any other site.
+const DARK_PAGE = '[data-md-color-scheme="slate"], .practice-dark';
+followPage(
+  () => Boolean(document.querySelector(DARK_PAGE)),
+  (listener) =>
+    new MutationObserver(listener).observe(document.body, {
+      attributes: true,
+      attributeFilter: ["data-md-color-scheme", "class"],
+    }),
+);
 
 function said(text) {
   if (typeof text === "string") return text;
@@ -163,7 +176,11 @@ class Exercise {
     if (!hints.length) return null;
     const section = h(
       "section",
-      { class: "hints", dataset: { slug: `${window.location.pathname}:${this.slug}`, nextLabel: t("embed.nextHint") } },
+      {
+        class: "hints",
+        // enhanceHints fills {n} and {total} in: the template goes to it unfilled.
+        dataset: { slug: `${window.location.pathname}:${this.slug}`, nextLabel: t("embed.nextHint", { n: "{n}", total: "{total}" }) },
+      },
       h("h4", {}, t("embed.hints")),
       hints.map((hint, index) => {
         const text = h("div", { class: "markdown" });
@@ -194,15 +211,20 @@ class Exercise {
     if (!this.runner.ready) return;
     this.running = true;
     this.runButton.disabled = true;
-    if (this.stopButton) {
-      this.runButton.hidden = true;
-      this.stopButton.hidden = false;
-    }
     if (this.editor) this.editor.markErrors([]);
+    const waiting = this.queue.busy ? notice(t("embed.waiting")) : null;
+    if (waiting) this.results.prepend(waiting);
     this.results.classList.add("is-stale");
     this.results.setAttribute("aria-busy", "true");
+    // Stop is this embed's only while its own run is the one running.
+    const started = () => {
+      if (waiting) waiting.remove();
+      if (!this.stopButton) return;
+      this.runButton.hidden = true;
+      this.stopButton.hidden = false;
+    };
     try {
-      const outcome = await this.queue.run(this.bundleJSON, this.source, timeLimits(this.bundle));
+      const outcome = await this.queue.run(this.bundleJSON, this.source, timeLimits(this.bundle), started);
       this.showOutcome(outcome);
     } finally {
       this.running = false;
@@ -237,7 +259,13 @@ class Exercise {
   showOutcome(outcome, when = null) {
     const panel = clear(this.results);
     if (when) panel.append(h("p", { class: "muted" }, t("embed.lastResult", { when: new Date(when).toLocaleString(lang) })));
-    if (outcome.status === "done") {
+    if (outcome.status === "done" && this.quiz && !outcome.report.compile_error) {
+      // Marked beside each question; the panel says the counts.
+      const counts = this.form.mark(outcome.report);
+      const key = this.platform ? "embed.quizSummary" : "embed.quizSummaryOffline";
+      panel.append(notice(t(key, counts), counts.wrong ? "warn" : "info"));
+      if (!when) this.keepResult(outcome);
+    } else if (outcome.status === "done") {
       const onLine = this.editor ? (line) => this.editor.revealLine(line) : null;
       panel.append(reportView(outcome.report, outcome.ms, onLine));
       if (this.editor) this.editor.markErrors(blamedLines(outcome.report));

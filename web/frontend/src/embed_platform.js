@@ -8,7 +8,7 @@ import { requestJSON } from "./http.js";
 import { t } from "./i18n.js";
 import { notice } from "./results.js";
 
-const TOKEN_DAYS = 30;
+const TOKEN_DAYS = 14; // the platform gives a handbook page's token 14 days at most
 
 function storageGet(key) {
   try {
@@ -75,9 +75,18 @@ export class Platform {
     this.changed();
   }
 
-  logOut() {
+  // Revokes the token on the platform (DELETE /api/token), then forgets it here even if
+  // the platform could not be reached: the page stops using it either way.
+  async logOut() {
+    const token = this.token;
     this.login = null;
     this.changed();
+    if (!token) return;
+    try {
+      await requestJSON(`${this.origin}/api/token`, { method: "DELETE", bearer: token });
+    } catch {
+      // Offline or already expired: it lapses by itself.
+    }
   }
 }
 

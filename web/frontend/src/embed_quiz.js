@@ -3,6 +3,7 @@
 // sends. The public checks run in the page's Python worker (judge/browser/public_run.py).
 import { h } from "./dom.js";
 import { lang, t } from "./i18n.js";
+import { caseMessage } from "./results.js";
 import { renderInline, renderMarkdown } from "./statement.js";
 
 function said(text) {
@@ -38,8 +39,10 @@ function question(q, index, given, onChange) {
   return item;
 }
 
-// The form and a way to read its sheet: {element, sheet(): JSON text}. `saved`: the
-// sheet last written here (JSON text), its answers filled back in.
+// The form, a way to read its sheet and a way to mark it: {element, sheet(): JSON text,
+// mark(report)}. `saved`: the sheet last written here (JSON text), its answers filled back
+// in. A number question's text that is not a number is sent as no answer and marked here,
+// in the reader's language, rather than sent for the judge to refuse in its own words.
 export function quizForm(bundle, saved, onChange) {
   let answers = {};
   try {
@@ -49,8 +52,10 @@ export function quizForm(bundle, saved, onChange) {
   }
   const items = bundle.questions.map((q, i) => question(q, i, answers[q.id], onChange));
   const element = h("ol", { class: "questions" }, items);
+  let notNumbers = new Set();
   const sheet = () => {
     const out = {};
+    notNumbers = new Set();
     bundle.questions.forEach((q, i) => {
       const item = items[i];
       if (q.type === "choice") {
@@ -61,10 +66,32 @@ export function quizForm(bundle, saved, onChange) {
       } else {
         const text = item.querySelector("input.answer").value.trim();
         const number = Number(text);
-        out[q.id] = text === "" ? null : q.type === "number" && Number.isFinite(number) ? number : text;
+        if (q.type === "number" && text !== "" && !Number.isFinite(number)) notNumbers.add(q.id);
+        out[q.id] = text === "" || notNumbers.has(q.id) ? null : q.type === "number" ? number : text;
       }
     });
     return JSON.stringify(out, null, 2);
   };
-  return { element, sheet };
+  // Each question's verdict where it is asked: right, wrong, or marked only by the platform
+  // (a choice's answer is not in the page); the counts of each, for the summary.
+  const mark = (report) => {
+    const counts = { right: 0, wrong: 0, later: 0 };
+    const byName = new Map((report.cases || []).map((result) => [result.name, result]));
+    bundle.questions.forEach((q, i) => {
+      const item = items[i];
+      const result = byName.get(q.id);
+      item.querySelector(".quiz-mark")?.remove();
+      if (!result) {
+        delete item.dataset.verdict;
+        return;
+      }
+      const verdict = notNumbers.has(q.id) ? "CE" : result.verdict || "unchecked";
+      item.dataset.verdict = verdict;
+      counts[verdict === "AC" ? "right" : verdict === "unchecked" ? "later" : "wrong"] += 1;
+      const said = notNumbers.has(q.id) ? t("embed.quizNotNumber") : caseMessage(result);
+      if (said) item.append(h("p", { class: "quiz-mark" }, said));
+    });
+    return counts;
+  };
+  return { element, sheet, mark };
 }

@@ -129,6 +129,10 @@ const STRINGS = {
       quizExpression: "An expression in {names}.",
       quizNumber: "A number.",
       lastResult: "Your last result on this page, from {when}:",
+      waiting: "Waiting for another exercise on this page to finish its run…",
+      quizNotNumber: "Write a number here, such as 295 or 1.5e3.",
+      quizSummary: "{right} right, {wrong} to look at again, {later} marked only when you submit to the platform",
+      quizSummaryOffline: "{right} right, {wrong} to look at again; {later} (choices and numbers) can only be marked by the platform, which this site does not name",
     },
     verdict: {
       AC: "Accepted",
@@ -261,6 +265,10 @@ const STRINGS = {
       quizExpression: "用 {names} 写出表达式。",
       quizNumber: "填一个数。",
       lastResult: "你在本页上次运行的结果（{when}）：",
+      waiting: "正在等待本页另一道题运行结束……",
+      quizNotNumber: "这里要填一个数，例如 295 或 1.5e3。",
+      quizSummary: "{right} 题正确，{wrong} 题需要再看看，{later} 题要提交到平台后才判",
+      quizSummaryOffline: "{right} 题正确，{wrong} 题需要再看看；{later} 题（选择题和数值题）只有平台能判，而本站没有配置平台",
     },
     verdict: {
       AC: "答案正确",
