@@ -251,6 +251,7 @@ def test_the_embed_takes_the_pages_colours_and_keeps_unread_hints_hidden(
     base, site = static_server
     build_site(site)
     context = browser.new_context(locale="zh-CN", color_scheme="dark")
+    context.set_default_timeout(60_000)
     page = context.new_page()
     try:
         page.goto(f"{base}/{PAGE}")
@@ -271,6 +272,19 @@ def test_the_embed_takes_the_pages_colours_and_keeps_unread_hints_hidden(
         assert embed.evaluate(background) == "rgb(255, 255, 255)"
         page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'slate')")
         assert embed.evaluate(background) != "rgb(255, 255, 255)"
+        # The theme's code colour is its light palette's; the embed's own wins (once the
+        # theme's colour transition has run).
+        same = "(e) => getComputedStyle(e.querySelector('.statement code')).color === getComputedStyle(e).color"
+        page.wait_for_function(same, arg=embed.element_handle(), timeout=5_000)
         shoot(page, "handbook-dark-page")
+
+        # On a phone a failing case's picture scrolls in its own box: the page never widens.
+        page.set_viewport_size({"width": 390, "height": 844})
+        embed.locator('[data-action="run"]:not([disabled])').wait_for(timeout=120_000)
+        replace_code(embed, WRONG.read_text(encoding="utf-8"))
+        assert run_and_wait(embed) == "WA"
+        assert embed.locator("details.case-bad[open] .memory-picture svg").count() == 1
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        shoot(page, "handbook-phone-picture")
     finally:
         context.close()

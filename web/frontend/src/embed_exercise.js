@@ -61,6 +61,7 @@ function runtimeText(state) {
     return t("loadingDownload");
   }
   if (state.phase === "ready" || state.phase === "running") return t("ready", { python: state.python || "" });
+  // ("running" is another embed's run, or this one's: the embed says which itself.)
   if (state.phase === "failed") return t("failedBoot", { message: state.message });
   return "";
 }
@@ -150,15 +151,17 @@ class Exercise {
     this.runButton = this.button("run", "primary", t("embed.quizRun"), () => this.run());
     this.submitButton = this.platform ? this.button("submit", "accent", t("submit"), () => this.submit()) : null;
     this.status = h("span", { class: "runtime-text", "data-runtime": "" });
-    this.form = quizForm(this.bundle, storageGet(`${this.key}:sheet`), () =>
-      storageSet(`${this.key}:sheet`, this.form.sheet()),
+    this.form = quizForm(
+      this.bundle,
+      storageGet(`${this.key}:sheet`),
+      () => storageSet(`${this.key}:sheet`, this.form.sheet()),
+      { platform: Boolean(this.platform) },
     );
     this.runButton.disabled = true;
     this.runner.listen((state) => this.showRuntime(state));
     return h(
       "div",
       { class: "practice-quiz" },
-      h("p", { class: "hint" }, t("embed.quizIntro")),
       this.form.element,
       h("div", { class: "toolbar" }, this.runButton, this.submitButton, this.status),
     );
@@ -198,7 +201,8 @@ class Exercise {
   }
 
   showRuntime(state) {
-    this.status.textContent = runtimeText(state);
+    // The shared worker runs one embed's code at a time: only that embed says "running".
+    this.status.textContent = this.active ? t("running") : runtimeText(state);
     // Where the worker's start went (download, python, judge; restored from the snapshot
     // or not), as the platform's page records it: the benchmark reads it.
     if (state.phase === "ready" && this.runner.boot) this.status.dataset.boot = JSON.stringify(this.runner.boot);
@@ -212,13 +216,16 @@ class Exercise {
     this.running = true;
     this.runButton.disabled = true;
     if (this.editor) this.editor.markErrors([]);
+    // Waiting behind another embed's run is said above the results, at full strength.
     const waiting = this.queue.busy ? notice(t("embed.waiting")) : null;
-    if (waiting) this.results.prepend(waiting);
-    this.results.classList.add("is-stale");
+    if (waiting) this.results.before(waiting);
     this.results.setAttribute("aria-busy", "true");
-    // Stop is this embed's only while its own run is the one running.
+    // Stop, the faded results and "running" are this embed's only while its run is the one running.
     const started = () => {
       if (waiting) waiting.remove();
+      this.active = true;
+      this.results.classList.add("is-stale");
+      this.status.textContent = t("running");
       if (!this.stopButton) return;
       this.runButton.hidden = true;
       this.stopButton.hidden = false;
@@ -228,6 +235,9 @@ class Exercise {
       this.showOutcome(outcome);
     } finally {
       this.running = false;
+      this.active = false;
+      if (waiting) waiting.remove();
+      this.status.textContent = runtimeText(this.runner.state);
       this.results.classList.remove("is-stale");
       this.results.removeAttribute("aria-busy");
       this.runButton.disabled = !this.runner.ready;
@@ -293,7 +303,8 @@ class Exercise {
   showKeptResult() {
     const kept = storageGet(`${this.key}:result`);
     if (!kept) {
-      this.results.append(notice(this.browser ? t("noRunYet") : t("serverRunIntro")));
+      const intro = this.quiz ? t("embed.quizIntro") : this.browser ? t("noRunYet") : t("serverRunIntro");
+      this.results.append(notice(intro));
       return;
     }
     try {

@@ -39,11 +39,23 @@ function question(q, index, given, onChange) {
   return item;
 }
 
+// What a question's mark says, in the page's language: the judge's own words where its
+// catalog has them; a number that is not one, an expression it cannot read, or a question
+// only the platform marks, said here.
+function markText(q, result, notNumber, platform) {
+  if (notNumber) return t("embed.quizNotNumber");
+  if (!result.verdict) return t(platform ? "embed.quizAtSubmit" : "embed.quizPlatformOnly");
+  if (result.verdict === "CE" && q.type === "expression" && !result.message_key) {
+    return t("embed.quizBadExpression", { message: result.message || "" });
+  }
+  return caseMessage(result);
+}
+
 // The form, a way to read its sheet and a way to mark it: {element, sheet(): JSON text,
 // mark(report)}. `saved`: the sheet last written here (JSON text), its answers filled back
 // in. A number question's text that is not a number is sent as no answer and marked here,
 // in the reader's language, rather than sent for the judge to refuse in its own words.
-export function quizForm(bundle, saved, onChange) {
+export function quizForm(bundle, saved, onChange, { platform = false } = {}) {
   let answers = {};
   try {
     answers = JSON.parse(saved || bundle.starter || "{}") || {};
@@ -65,7 +77,8 @@ export function quizForm(bundle, saved, onChange) {
         out[q.id] = picked.length ? picked : null;
       } else {
         const text = item.querySelector("input.answer").value.trim();
-        const number = Number(text);
+        // "1,500" and "1 500" are numbers as a reader writes them.
+        const number = Number(text.replace(/(?<=\d)[,_\s](?=\d)/g, ""));
         if (q.type === "number" && text !== "" && !Number.isFinite(number)) notNumbers.add(q.id);
         out[q.id] = text === "" || notNumbers.has(q.id) ? null : q.type === "number" ? number : text;
       }
@@ -88,7 +101,7 @@ export function quizForm(bundle, saved, onChange) {
       const verdict = notNumbers.has(q.id) ? "CE" : result.verdict || "unchecked";
       item.dataset.verdict = verdict;
       counts[verdict === "AC" ? "right" : verdict === "unchecked" ? "later" : "wrong"] += 1;
-      const said = notNumbers.has(q.id) ? t("embed.quizNotNumber") : caseMessage(result);
+      const said = markText(q, result, notNumbers.has(q.id), platform);
       if (said) item.append(h("p", { class: "quiz-mark" }, said));
     });
     return counts;
