@@ -70,39 +70,3 @@ def make_quiz(tmp_path: Path) -> MakeQuiz:
         return write_quiz(tmp_path / "quizzes", files, slug)
 
     return make
-
-
-# The slowest files of the last clean runs (docs/TESTING.md, run L), slowest first. With two
-# workers the suite ends when the later one does: these start first, each file kept whole,
-# so that what is left at the end, when one worker waits for the other, is short tests.
-# A file missing here is only scheduled in its usual place; one that is gone is ignored.
-SLOWEST_FIRST = (
-    "tests/runner/test_problems_in_sandbox.py",
-    "tests/problems/test_problem_set.py",
-    "tests/web/e2e/test_speed_board.py",
-    "tests/problems/test_pyodide_parity.py",
-    "tests/cluster/test_cluster_faults.py",
-    "tests/web/test_web_fuzz.py",
-    "tests/cluster/test_cluster_delivery.py",
-    "tests/bench/test_bench_cluster.py",
-    "tests/web/e2e/test_fit_and_finish.py",
-    "tests/runner/test_hostile.py",
-    "tests/web/e2e/test_server_run.py",
-    "tests/runner/test_withheld_parts.py",
-    "tests/web/test_web_serve_engine.py",
-    "tests/web/e2e/test_practice_flow.py",
-    "tests/web/e2e/test_every_problem.py",
-)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest files first (SLOWEST_FIRST), each file's tests together and in order."""
-    rank = {path: i for i, path in enumerate(SLOWEST_FIRST)}
-    root = TESTS.parent
-
-    def file_of(item: pytest.Item) -> str:
-        return Path(str(item.path)).relative_to(root).as_posix()
-
-    order = {id(item): n for n, item in enumerate(items)}
-    items.sort(key=lambda item: (rank.get(file_of(item), len(rank)), order[id(item)]))
