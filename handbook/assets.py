@@ -113,13 +113,18 @@ def readable_text(path: Path) -> str:
     data = path.read_bytes()
     name = path.name
     if name.endswith(".gz"):
-        data, name = gzip.decompress(data), name[:-3]
+        try:
+            data, name = gzip.decompress(data), name[:-3]
+        except (OSError, EOFError):
+            pass  # not gzip after all: searched as it is
     text = data.decode("utf-8", errors="replace")
     if name.endswith((".html", ".xml")):
         return html.unescape(_TAG.sub(" ", text)) + "\n" + html.unescape(text)
     if name.endswith(".json"):
+        from devtools.build_bundles import strings_in  # the bundle check's own reading
+
         try:
-            return "\n".join(_strings(json.loads(text)))
+            return "\n".join(strings_in(json.loads(text)))
         except ValueError:
             return text
     return _JS_ESCAPE.sub(_unescaped, text)
@@ -127,13 +132,3 @@ def readable_text(path: Path) -> str:
 
 def _unescaped(match: re.Match[str]) -> str:
     return chr(int(match.group(1) or match.group(2), 16))
-
-
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in [k, *_strings(v)]]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []

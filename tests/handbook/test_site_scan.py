@@ -60,3 +60,9 @@ def test_the_authors_pages_may_quote_answers_when_opted_in_but_never_the_embeds(
     (site / "practice" / "bundle.json").write_text(json.dumps([SECRET]), "utf-8")
     with pytest.raises(SecretInSite):
         check_site(site, {SECRET: ORIGIN}, pages_may_quote=True)
+
+
+def test_a_file_named_gz_that_is_not_gzip_is_searched_as_it_is(tmp_path: Path) -> None:
+    site = site_with(tmp_path, "broken.gz", SECRET.encode())
+    with pytest.raises(SecretInSite, match=r"broken\.gz"):
+        check_site(site, {SECRET: ORIGIN}, pages_may_quote=False)

@@ -11,7 +11,8 @@ import { embedPlatform, platformPanel } from "./embed_platform.js";
 import { quizForm } from "./embed_quiz.js";
 import { enhanceHints } from "./hints.js";
 import { requestText } from "./http.js";
-import { lang, t } from "./i18n.js";
+import { bilingual, lang, t } from "./i18n.js";
+import { storedItem, storeItem } from "./local_store.js";
 import { blamedLines, notice, reportView } from "./results.js";
 import { runLabel, runOnServer } from "./serverrun.js";
 import { renderMarkdown, typesetMath } from "./statement.js";
@@ -31,27 +32,6 @@ followPage(
       attributeFilter: ["data-md-color-scheme", "class"],
     }),
 );
-
-function said(text) {
-  if (typeof text === "string") return text;
-  return (text && (text[lang] || text.en || text.zh)) || "";
-}
-
-function storageGet(key) {
-  try {
-    return window.localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function storageSet(key, value) {
-  try {
-    window.localStorage.setItem(key, value);
-  } catch {
-    // Quota or disabled storage: this result is shown, not kept.
-  }
-}
 
 function runtimeText(state) {
   if (state.phase === "loading") {
@@ -90,14 +70,14 @@ class Exercise {
   build() {
     const summary = this.bundle.problem || {};
     const statement = h("article", { class: "statement markdown" });
-    statement.innerHTML = renderMarkdown(said(this.bundle.statements));
+    statement.innerHTML = renderMarkdown(bilingual(this.bundle.statements));
     const first = statement.firstElementChild;
     if (first && first.tagName === "H1") first.remove(); // the <summary> carries the title
     typesetMath(statement);
     const details = h(
       "details",
       { class: "practice-statement", open: true },
-      h("summary", {}, `${t("embed.statement")} · ${said(summary.title)}`),
+      h("summary", {}, `${t("embed.statement")} · ${bilingual(summary.title)}`),
       statement,
     );
     this.results = h("div", { class: "practice-results panel", "data-role": "results", "aria-live": "polite" });
@@ -153,8 +133,8 @@ class Exercise {
     this.status = h("span", { class: "runtime-text", "data-runtime": "" });
     this.form = quizForm(
       this.bundle,
-      storageGet(`${this.key}:sheet`),
-      () => storageSet(`${this.key}:sheet`, this.form.sheet()),
+      storedItem(`${this.key}:sheet`),
+      () => storeItem(`${this.key}:sheet`, this.form.sheet()),
       { platform: Boolean(this.platform) },
     );
     this.runButton.disabled = true;
@@ -187,8 +167,8 @@ class Exercise {
       h("h4", {}, t("embed.hints")),
       hints.map((hint, index) => {
         const text = h("div", { class: "markdown" });
-        text.innerHTML = renderMarkdown(said(hint.text));
-        return h("details", { class: "hint" }, h("summary", {}, said(hint.title) || t("embed.hint", { n: index + 1 })), text);
+        text.innerHTML = renderMarkdown(bilingual(hint.text));
+        return h("details", { class: "hint" }, h("summary", {}, bilingual(hint.title) || t("embed.hint", { n: index + 1 })), text);
       }),
       h("button", { type: "button", class: "btn btn-ghost", "data-action": "next-hint" }, ""),
     );
@@ -297,11 +277,11 @@ class Exercise {
 
   keepResult(outcome) {
     const text = JSON.stringify({ report: outcome.report, ms: outcome.ms, at: Date.now() });
-    if (text.length <= KEPT_RESULT_CHARS) storageSet(`${this.key}:result`, text);
+    if (text.length <= KEPT_RESULT_CHARS) storeItem(`${this.key}:result`, text);
   }
 
   showKeptResult() {
-    const kept = storageGet(`${this.key}:result`);
+    const kept = storedItem(`${this.key}:result`);
     if (!kept) {
       const intro = this.quiz ? t("embed.quizIntro") : this.browser ? t("noRunYet") : t("serverRunIntro");
       this.results.append(notice(intro));

@@ -6,33 +6,17 @@
 import { clear, h } from "./dom.js";
 import { requestJSON } from "./http.js";
 import { t } from "./i18n.js";
+import { storedItem, storeItem } from "./local_store.js";
 import { notice } from "./results.js";
 
 const TOKEN_DAYS = 14; // the platform gives a handbook page's token 14 days at most
-
-function storageGet(key) {
-  try {
-    return window.localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function storageSet(key, value) {
-  try {
-    if (value === null) window.localStorage.removeItem(key);
-    else window.localStorage.setItem(key, value);
-  } catch {
-    // Storage disabled: the log-in lasts as long as the page.
-  }
-}
 
 export class Platform {
   constructor(origin) {
     this.origin = origin.replace(/\/$/, "");
     this.key = `pj:platform:${this.origin}`;
     this.listeners = [];
-    const saved = storageGet(this.key);
+    const saved = storedItem(this.key);
     try {
       this.login = saved ? JSON.parse(saved) : null; // {token, username}
     } catch {
@@ -64,7 +48,7 @@ export class Platform {
   }
 
   changed() {
-    storageSet(this.key, this.login ? JSON.stringify(this.login) : null);
+    storeItem(this.key, this.login ? JSON.stringify(this.login) : null);
     for (const listener of this.listeners) listener(this.login);
   }
 

@@ -2,18 +2,13 @@
 // answer sheet (JSON, question id -> answer) the judge reads, the same sheet a Submit
 // sends. The public checks run in the page's Python worker (judge/browser/public_run.py).
 import { h } from "./dom.js";
-import { lang, t } from "./i18n.js";
+import { bilingual, t } from "./i18n.js";
 import { caseMessage } from "./results.js";
 import { renderInline, renderMarkdown } from "./statement.js";
 
-function said(text) {
-  if (typeof text === "string") return text;
-  return (text && (text[lang] || text.en || text.zh)) || "";
-}
-
 function markdown(tag, text) {
   const element = h(tag, { class: "markdown" });
-  element.innerHTML = tag === "span" ? renderInline(said(text)) : renderMarkdown(said(text));
+  element.innerHTML = tag === "span" ? renderInline(bilingual(text)) : renderMarkdown(bilingual(text));
   return element;
 }
 
@@ -31,7 +26,7 @@ function question(q, index, given, onChange) {
     }
   } else {
     const hint = q.type === "expression" ? t("embed.quizExpression", { names: (q.variables || []).join(", ") }) : t("embed.quizNumber");
-    item.append(h("p", { class: "hint" }, hint, q.unit ? ` (${said(q.unit)})` : ""));
+    item.append(h("p", { class: "hint" }, hint, q.unit ? ` (${bilingual(q.unit)})` : ""));
     const input = h("input", { type: "text", class: "answer", name, autocomplete: "off", spellcheck: "false", oninput: onChange });
     input.value = given === null || given === undefined ? "" : String(given);
     item.append(input);

@@ -323,6 +323,13 @@ export function detectLanguage() {
 
 export const lang = detectLanguage();
 
+// A sentence the server or a bundle gives in both languages ({en, zh}), in the page's;
+// a plain string as it is.
+export function bilingual(sentence) {
+  if (!sentence || typeof sentence !== "object") return String(sentence ?? "");
+  return sentence[lang] || sentence.en || sentence.zh || "";
+}
+
 // A sentence cut where `{slot}` is, its other placeholders filled: the page puts an element
 // (a <time>) between the two parts. t() alone would have emptied the slot first.
 export function aroundSlot(key, slot, params = {}) {

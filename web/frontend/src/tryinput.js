@@ -3,7 +3,7 @@
 // in Pyodide on the one case the server sends back (its expected answer the reference's); a
 // torch-tier problem's code goes to the server with the input. Nothing is an attempt.
 import { clear, h } from "./dom.js";
-import { lang, t } from "./i18n.js";
+import { bilingual, t } from "./i18n.js";
 import { blamedLines, notice, reportView } from "./results.js";
 import { pollRun, runLabel } from "./serverrun.js";
 import { timeLimits } from "./timelimits.js";
@@ -19,11 +19,7 @@ export function jsonProblem(text) {
   }
 }
 
-// A judge sentence the server sent in both languages, in the page's.
-export function bilingual(sentence) {
-  if (!sentence || typeof sentence !== "object") return String(sentence ?? "");
-  return sentence[lang] || sentence.en || sentence.zh || "";
-}
+export { bilingual }; // where the page took it from (tests import it here)
 
 export class TryInput {
   // `inputs`: [{name, text}] from the bundle; `runner`: the Pyodide runner (null for a
