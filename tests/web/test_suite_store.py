@@ -8,7 +8,8 @@ import time
 import pytest
 from flask.testing import FlaskClient
 from psycopg import connect
-from sqlalchemy import text
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import OperationalError
 from suite_store import STORE_ENV, PostgresClones, chosen
 from web_helpers import make_user
 
@@ -39,13 +40,13 @@ def databases(server: PostgresServer) -> set[str]:
         return {row[0] for row in admin.execute("SELECT datname FROM pg_database")}
 
 
-def dropped_within(seconds: float, clones: PostgresClones, names: set[str]) -> bool:
-    """Whether `drop_unused` drops `names` within `seconds`: a server process leaves
+def recycled_within(seconds: float, clones: PostgresClones, names: set[str]) -> bool:
+    """Whether `recycle_unused` takes `names` back within `seconds`: a server process leaves
     pg_stat_activity a moment after its client closed the connection (longer on a loaded
     machine; CI once saw the first call find a disposed engine's backend still there)."""
     deadline = time.monotonic() + seconds
     while True:
-        clones.drop_unused()
+        clones.recycle_unused()
         if not names & databases(clones.server):
             return True
         if time.monotonic() > deadline:
@@ -53,23 +54,83 @@ def dropped_within(seconds: float, clones: PostgresClones, names: set[str]) -> b
         time.sleep(0.05)
 
 
-def test_postgresql_clones_start_migrated_and_are_dropped_once_unused(
+def add_user(connection: Connection, name: str) -> None:
+    connection.execute(
+        text(
+            "INSERT INTO users (username, username_key, password_hash, is_admin, created_at)"
+            " VALUES (:n, :n, 'x', false, now())"
+        ),
+        {"n": name},
+    )
+
+
+def count_users(url: str) -> tuple[int, int]:
+    """(rows in users, the id the next user gets)."""
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            rows = connection.execute(text("SELECT count(*) FROM users")).scalar_one()
+            add_user(connection, "probe")
+            next_id = connection.execute(text("SELECT max(id) FROM users")).scalar_one()
+            connection.rollback()
+        return rows, next_id
+    finally:
+        engine.dispose()
+
+
+def test_postgresql_clones_start_migrated_and_empty_and_are_recycled_once_unused(
     postgres_server: PostgresServer,
 ) -> None:
     clones = PostgresClones(postgres_server, prefix="judge_clone_test")
-    first, kept = clones.create(), clones.create()
-    engine = make_engine(first)
     try:
-        with engine.connect() as connection:  # the template's migrated schema, empty
+        first, kept = clones.create(), clones.create()
+        engine = make_engine(first)
+        with engine.begin() as connection:  # the template's migrated schema, empty
             assert connection.execute(text("SELECT count(*) FROM users")).scalar() == 0
+            add_user(connection, "ada")
+            add_user(connection, "bob")
         holder = make_engine(kept)
         with holder.connect():
-            clones.drop_unused()  # `kept` is in use (a module-scoped app's, say): it waits
+            engine.dispose()
+            # `kept` is in use (a module-scoped app's, say): it waits; `first` is taken back
+            assert recycled_within(10.0, clones, {"judge_clone_test_1"})
             assert "judge_clone_test_2" in databases(postgres_server)
         holder.dispose()
-        engine.dispose()
-        assert dropped_within(10.0, clones, {"judge_clone_test_1", "judge_clone_test_2"})
+        assert recycled_within(10.0, clones, {"judge_clone_test_2"})
+        # The next tests get them back empty, ids from 1 again, under new names: an app a
+        # test left behind with the old name reaches nothing.
+        again = clones.create()
+        assert again not in (first, kept)
+        assert count_users(again) == (0, 1)
+        with pytest.raises(OperationalError, match="does not exist"):
+            count_users(first)
     finally:
-        engine.dispose()
         clones.drop_all()
     assert not {n for n in databases(postgres_server) if n.startswith("judge_clone_test")}
+
+
+def test_a_clone_whose_schema_a_test_changed_is_dropped_not_recycled(
+    postgres_server: PostgresServer,
+) -> None:
+    clones = PostgresClones(postgres_server, prefix="judge_altered_test")
+    try:
+        url = clones.create()
+        engine = make_engine(url)
+        with engine.begin() as connection:
+            connection.execute(text("ALTER TABLE users ADD COLUMN nickname TEXT"))
+        engine.dispose()
+        assert recycled_within(10.0, clones, {"judge_altered_test_1"})
+        assert clones.free == []  # dropped: the next test gets a new clone of the template
+        fresh = clones.create()
+        engine = make_engine(fresh)
+        with engine.connect() as connection:
+            columns = connection.execute(
+                text(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = 'users'"
+                )
+            ).scalars()
+            assert "nickname" not in set(columns)
+        engine.dispose()
+    finally:
+        clones.drop_all()
+    assert not {n for n in databases(postgres_server) if n.startswith("judge_altered_test")}
