@@ -7,7 +7,7 @@ MODEL_DIR defaults to $MINI_LLM_MODEL or models/SmolLM2-135M-Instruct (make it w
 - the model path comes from argv/env instead of "models/Qwen3-0.6B";
 - random token ids are drawn below the model's vocabulary size instead of 150000
   (SmolLM2 has 49152 tokens; 150000 fits Qwen3 only);
-- torch.set_num_threads uses this machine's core count instead of 16.
+- torch.set_num_threads uses the cores this process may run on instead of 16.
 """
 
 import os
@@ -43,7 +43,7 @@ print(
 assert diff < 1e-3 and cache.length == ids.shape[1]
 
 # --- Snippet 2: prefill vs decode time per token ---
-torch.set_num_threads(os.cpu_count() or 1)
+torch.set_num_threads(len(os.sched_getaffinity(0)))  # what taskset or a container allows
 prompt = tok(
     "介绍一下大模型推理中的 prefill 和 decode 两个阶段。" * 8, return_tensors="pt"
 ).input_ids
