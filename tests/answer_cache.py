@@ -1,8 +1,10 @@
-"""The reference's answers, computed once per test run and shared by every test and pytest-xdist
-worker that asks for the same ones (issue 34: a torch problem's reference on one seed costs
-3-10 s, and a dozen tests judge the same problem on the same seed).
+"""The reference's answers, and the cases they answer, computed once per test run and shared
+by every test and pytest-xdist worker that asks for the same ones (issue 34: a torch
+problem's reference on one seed costs 3-10 s, building its cases for a seed runs its model
+too, 1-7 s, and a dozen tests judge the same problem on the same seed).
 
 Installed by tests/conftest.py in place of `judge.run.judge_source.expected_observations`
+and of `build_cases` (judge/problem/cases.py, and where the judge imported it by name)
 for the tests that judge the real problem set outside a server: the runner's, the problems'
 and the judge's own. Never for tests/web or tests/cluster: a server computes its answers
 itself (its runner calls `run_reference`, never the memoised name), and so does `judge
@@ -32,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "build" / "answer-cache"
 FORMAT = b"answer-cache/1"
 Compute = Callable[..., dict[str, object]]
+Build = Callable[[Any, "int | None"], list[Any]]
 
 
 def enabled() -> bool:
@@ -53,13 +56,37 @@ class AnswerCache:
                 return compute(problem, cases, before_case)
             path = self.folder / f"{self._key(problem, cases)}.pickle"
             found = self._read(path)
-            if found is not None:
+            if isinstance(found, dict):
                 self.hits += 1
                 return found
             self.misses += 1
             answers = compute(problem, cases, None)
             self._write(path, answers)
             return answers
+
+        return memoised
+
+    def wrap_build(self, build: Build) -> Build:
+        """`build(problem, seed)` memoised the same way: the cases of a seed (the public seed
+        when None, as build_cases reads it)."""
+
+        def memoised(problem: Any, seed: int | None) -> list[Any]:
+            if not self._cacheable(problem):
+                return build(problem, seed)
+            from judge.problem.cases import PUBLIC_SEED
+
+            drawn = PUBLIC_SEED if seed is None else seed
+            digest = self._digest(problem)
+            digest.update(f"cases:{drawn}".encode())
+            path = self.folder / f"{digest.hexdigest()}.pickle"
+            found = self._read(path)
+            if isinstance(found, list):
+                self.hits += 1
+                return found
+            self.misses += 1
+            cases = build(problem, seed)
+            self._write(path, cases)
+            return cases
 
         return memoised
 
@@ -70,10 +97,7 @@ class AnswerCache:
         from judge.wire.codec import encode
         from judge.wire.tensor import TensorData
 
-        digest = hashlib.sha256(FORMAT)
-        digest.update(self._code_digest())
-        digest.update(_folder_digest(Path(problem.path)))
-        digest.update(_models_stamp())
+        digest = self._digest(problem)
         tensors: list[TensorData] = []
         shown = encode([[case.name, case.args] for case in cases], tensors)
         digest.update(json.dumps(shown, sort_keys=True).encode())
@@ -81,6 +105,14 @@ class AnswerCache:
             digest.update(f"{tensor.dtype}{tensor.shape}".encode())
             digest.update(tensor.data)
         return digest.hexdigest()
+
+    def _digest(self, problem: Any) -> Any:
+        """Everything a problem's cases and answers depend on but the seed or the cases."""
+        digest = hashlib.sha256(FORMAT)
+        digest.update(self._code_digest())
+        digest.update(_folder_digest(Path(problem.path)))
+        digest.update(_models_stamp())
+        return digest
 
     def _code_digest(self) -> bytes:
         if self._code is None:
@@ -94,7 +126,7 @@ class AnswerCache:
             self._code = digest.digest()
         return self._code
 
-    def _read(self, path: Path) -> dict[str, object] | None:
+    def _read(self, path: Path) -> Any:
         try:
             blob = path.read_bytes()
         except OSError:
@@ -103,9 +135,9 @@ class AnswerCache:
             value = pickle.loads(blob)
         except Exception:  # noqa: BLE001 - a torn or foreign file: compute again
             return None
-        return value if isinstance(value, dict) else None
+        return value
 
-    def _write(self, path: Path, answers: dict[str, object]) -> None:
+    def _write(self, path: Path, answers: object) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)

@@ -22,26 +22,44 @@ SERVERS = (TESTS / "web", TESTS / "cluster", TESTS / "bench")
 ANSWERS = answer_cache.AnswerCache()
 
 
+# The judge's modules that imported `build_cases` by name (runner.refcache, the server's, is
+# not one of them: a server builds its own cases).
+BUILDERS = ("judge.problem.cases", "judge.kinds.code_proof", "judge.run.judge_source")
+
+
 @pytest.fixture(autouse=True)
 def _answers_once_per_run(request: pytest.FixtureRequest) -> Iterator[None]:
-    """The reference's answers on a seed, computed once per test run (tests/answer_cache.py)."""
+    """The reference's answers and the cases of a seed, computed once per test run
+    (tests/answer_cache.py)."""
     path = Path(str(request.node.path))
     # Only where the test's module brought the judge in already: importing it here would
     # change what a test of imports sees.
     judge_source = sys.modules.get("judge.run.judge_source")
+    cases = sys.modules.get("judge.problem.cases")
     if (
         judge_source is None
+        or cases is None
         or not answer_cache.enabled()
         or any(path.is_relative_to(s) for s in SERVERS)
     ):
         yield
         return
+    build = cases.build_cases
+    builders = [sys.modules.get(name) for name in BUILDERS]
+    # A test module, or the suite's helper, that imported it by name.
+    builders += [getattr(request, "module", None), sys.modules.get("built_cases")]
+    patched = [m for m in builders if m is not None and getattr(m, "build_cases", None) is build]
     original = judge_source.expected_observations
     judge_source.expected_observations = ANSWERS.wrap(original)
+    memo = ANSWERS.wrap_build(build)
+    for module in patched:
+        module.build_cases = memo  # type: ignore[attr-defined]
     try:
         yield
     finally:
         judge_source.expected_observations = original
+        for module in patched:
+            module.build_cases = build  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -93,3 +93,39 @@ def test_the_determinism_check_runs_the_reference_even_when_answers_are_memoised
     monkeypatch.setattr(judge_source, "expected_observations", lambda *a, **k: stale)
     check = _determinism(problem, TrustedInputs(cases, stale))
     assert (check.ok, check.detail) == (False, "two runs differ")
+
+
+class Builder:
+    """A stand-in for build_cases: counts its calls, one case per seed."""
+
+    def __init__(self) -> None:
+        self.seeds: list[int | None] = []
+
+    def __call__(self, problem: object, seed: int | None) -> list:
+        self.seeds.append(seed)
+        return [SimpleNamespace(name=f"case-{seed}", args=[seed])]
+
+
+def test_a_seeds_cases_are_built_once_and_the_public_seed_is_one_seed(tmp_path: Path) -> None:
+    problem, builder = _problem(tmp_path), Builder()
+    first = AnswerCache(tmp_path / "cache", tmp_path / "problems").wrap_build(builder)
+    second = AnswerCache(tmp_path / "cache", tmp_path / "problems").wrap_build(builder)
+    built = first(problem, 5)
+    assert second(problem, 5)[0].name == built[0].name == "case-5"
+    second(problem, None)
+    assert first(problem, PUBLIC_SEED)[0].name == "case-None"  # None reads as the public seed
+    second(problem, 6)
+    assert builder.seeds == [5, None, 6]
+    (problem.path / "cases.py").write_text("CASES = 2\n", encoding="utf-8")
+    first(problem, 5)
+    assert builder.seeds == [5, None, 6, 5]
+
+
+def test_cases_and_answers_never_read_each_others_entries(tmp_path: Path) -> None:
+    problem, builder, reference = _problem(tmp_path), Builder(), Reference()
+    cache = AnswerCache(tmp_path / "cache", tmp_path / "problems")
+    built = cache.wrap_build(builder)(problem, 5)
+    answers = cache.wrap(reference)(problem, built)
+    assert set(answers) == {"case-5"}
+    assert cache.wrap_build(builder)(problem, 5)[0].name == "case-5"
+    assert len(list((tmp_path / "cache").iterdir())) == 2
