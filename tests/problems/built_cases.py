@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import functools
 
+from judge.kinds.proof import EXTRA_SEEDS
 from judge.problem.cases import Case, build_cases
 from judge.problem.problemset import ProblemSet
 
 PROBLEMS = ProblemSet()
-# Secret-looking seeds (none is the public seed). A torch problem's tests take the first two.
+# Secret-looking seeds (none is the public seed), for the browser tier's tests.
 SEEDS = (0x2F6A91C4D3B7E805, 0x13579BDF2468ACE0, 987654321, 7)
-TORCH_SEEDS = SEEDS[:2]
+# A torch problem's tests take the two seeds `judge check` judges its reference on: a torch
+# problem's cases run its model to be drawn, and the suite's answer cache
+# (tests/answer_cache.py) then builds each of them once for the whole run.
+TORCH_SEEDS = EXTRA_SEEDS
 
 
 @functools.cache

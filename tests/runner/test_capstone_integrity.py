@@ -99,11 +99,11 @@ def _the_future():
 """
 
 
-@pytest.fixture(scope="module")
-def launcher() -> SandboxLauncher:
-    launcher = SandboxLauncher(pool_size=1)
-    yield launcher
-    launcher.close()
+@pytest.fixture
+def launcher(warm_launcher: SandboxLauncher) -> SandboxLauncher:
+    """The suite's warm worker (tests/runner/conftest.py): one of this module's own would
+    import torch and load the models again."""
+    return warm_launcher
 
 
 def _judge(slug: str, source: str, launcher: SandboxLauncher) -> Report:

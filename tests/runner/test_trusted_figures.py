@@ -31,11 +31,11 @@ def batched_greedy(model, prompts, max_new_tokens, stop_tokens):
 )
 
 
-@pytest.fixture(scope="module")
-def launcher() -> SandboxLauncher:
-    launcher = SandboxLauncher(pool_size=1)
-    yield launcher
-    launcher.close()
+@pytest.fixture
+def launcher(warm_launcher: SandboxLauncher) -> SandboxLauncher:
+    """The suite's warm worker (tests/runner/conftest.py): one of this module's own would
+    import torch and load the models again."""
+    return warm_launcher
 
 
 def test_decoding_one_prompt_at_a_time_is_stopped_by_the_kernels_count(
