@@ -188,3 +188,19 @@ def _models_stamp() -> bytes:
                     f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}".encode()
                 )
     return digest.digest()
+
+
+_SHARED: AnswerCache | None = None
+
+
+def built_cases(problem: Any, seed: int | None) -> list[Any]:
+    """`build_cases(problem, seed)` through the suite's cache, for a test's own use where the
+    judge's names are not replaced (tests/web: a server there builds its cases itself)."""
+    global _SHARED
+    from judge.problem.cases import build_cases
+
+    if not enabled():
+        return build_cases(problem, seed)
+    if _SHARED is None:
+        _SHARED = AnswerCache()
+    return _SHARED.wrap_build(build_cases)(problem, seed)

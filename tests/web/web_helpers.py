@@ -140,8 +140,12 @@ def page_login(client: FlaskClient, username: str) -> None:
 
 
 def timed_repetitions(slug: str = "decode-throughput") -> int:
-    """How many timed repetitions a speed problem's cases declare (a scored run has that many)."""
-    from judge.problem.cases import PUBLIC_SEED, build_cases
+    """How many timed repetitions a speed problem's cases declare (a scored run has that many).
+    The test's own count, not the server's: its public cases come from the suite's answer
+    cache (tests/answer_cache.py; drawing them runs the model, 5-7 s)."""
+    from answer_cache import built_cases
+
+    from judge.problem.cases import PUBLIC_SEED
     from judge.problem.problemset import ProblemSet
 
-    return sum(1 for c in build_cases(ProblemSet().get(slug), PUBLIC_SEED) if c.timed is not None)
+    return sum(1 for c in built_cases(ProblemSet().get(slug), PUBLIC_SEED) if c.timed is not None)
