@@ -6,13 +6,16 @@ too, 1-7 s, and a dozen tests judge the same problem on the same seed).
 Installed by tests/conftest.py in place of `judge.run.judge_source.expected_observations`
 and of `build_cases` (judge/problem/cases.py, and where the judge imported it by name)
 for the tests that judge the real problem set outside a server: the runner's, the problems'
-and the judge's own. Never for tests/web or tests/cluster: a server computes its answers
-itself (its runner calls `run_reference`, never the memoised name), and so does `judge
-check`'s determinism check, whose second run must be a run.
+and the judge's own. Never installed for tests/web or tests/cluster: a server computes its
+answers and builds its cases itself (its runner calls `run_reference` and
+runner/refcache.py's own `build_cases`, never a memoised name), and so does `judge check`'s
+determinism check, whose second run must be a run. A web test's own code may still ask
+`built_cases` for cases it only reads (how many timed repetitions a problem has).
 
 An entry is a file under build/answer-cache/, named by the hash of everything its answers
 depend on: the problem's folder (every file), the judge's and mini_llm's source, the torch
-version, the checkpoints' files (names, sizes, times) and the cases themselves. A clean
+version, the checkpoints' files (names, sizes, times), and the cases themselves (answers)
+or the seed (cases). A clean
 clone (as CI runs) starts empty; `rm -rf build/answer-cache` empties it by hand, and
 TEST_ANSWER_CACHE=off turns it off.
 """
