@@ -57,15 +57,8 @@ class AnswerCache:
         def memoised(problem: Any, cases: list[Any], before_case: Any = None) -> dict[str, object]:
             if before_case is not None or not self._cacheable(problem):
                 return compute(problem, cases, before_case)
-            path = self.folder / f"{self._key(problem, cases)}.pickle"
-            found = self._read(path)
-            if isinstance(found, dict):
-                self.hits += 1
-                return found
-            self.misses += 1
-            answers = compute(problem, cases, None)
-            self._write(path, answers)
-            return answers
+            key = self._key(problem, cases)
+            return self._kept(key, dict, lambda: compute(problem, cases, None))  # type: ignore[no-any-return]
 
         return memoised
 
@@ -81,17 +74,22 @@ class AnswerCache:
             drawn = PUBLIC_SEED if seed is None else seed
             digest = self._digest(problem)
             digest.update(f"cases:{drawn}".encode())
-            path = self.folder / f"{digest.hexdigest()}.pickle"
-            found = self._read(path)
-            if isinstance(found, list):
-                self.hits += 1
-                return found
-            self.misses += 1
-            cases = build(problem, seed)
-            self._write(path, cases)
-            return cases
+            return self._kept(digest.hexdigest(), list, lambda: build(problem, seed))  # type: ignore[no-any-return]
 
         return memoised
+
+    def _kept(self, key: str, kind: type, make: Callable[[], object]) -> object:
+        """The entry `key` if it holds a `kind` (a torn or foreign file does not), else
+        `make()`, written there for the next caller."""
+        path = self.folder / f"{key}.pickle"
+        found = self._read(path)
+        if isinstance(found, kind):
+            self.hits += 1
+            return found
+        self.misses += 1
+        value = make()
+        self._write(path, value)
+        return value
 
     def _cacheable(self, problem: Any) -> bool:
         return problem.tier == "torch" and Path(problem.path).resolve().parent == self.problems
