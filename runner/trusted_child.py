@@ -8,6 +8,10 @@ parent's thread shares its session's autogroup with every thread and child of th
 every ratio). So the reference runs in a plain child (not sandboxed: it is the problem's
 own code) moved into a cgroup made exactly as a job's is (runner/cgroups.py), with the
 same CPU quota and the same weight.
+
+A torch-tier child is forked from the launcher's trusted worker (runner/trusted_worker.py),
+which has torch, mini_llm and the checkpoints loaded; a cold child would spend 1-3 s on them
+before its first case. A browser-tier child (no torch) is started cold, as before.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from judge.grading.outcome import ExitInfo
 from judge.problem.device import Device
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
-from judge.run.launch import LocalProcess
+from judge.run.launch import LocalProcess, child_config
 from judge.run.workdir import WorkDir
 from runner.cgroups import CgroupSupport, JobCgroup
+from runner.trusted_worker_process import ForkedChild, TrustedWorkerProcess
 
 # The reference imports torch and builds its model like a job, unsandboxed: headroom over the
 # problem's own memory limit for what the sandbox would have shared from the warm worker.
@@ -35,11 +40,19 @@ class TrustedChild:
         limits: Limits,
         cgroups: CgroupSupport,
         device: Device = Device.CPU,
+        worker: TrustedWorkerProcess | None = None,
     ) -> None:
+        """`worker` forks a torch-tier child; without one (or for the browser tier) the child
+        is a cold `python -I`."""
         self._workdir = WorkDir()
         self._cgroup: JobCgroup | None = None
+        self._process: LocalProcess | ForkedChild
         try:
-            self._process = LocalProcess(problem, limits, self._workdir.path, device=device)
+            if worker is not None and problem.tier == "torch":
+                config = child_config(limits, problem.tier, device)
+                self._process = worker.fork(config, self._workdir.path)
+            else:
+                self._process = LocalProcess(problem, limits, self._workdir.path, device=device)
         except BaseException:
             self._workdir.remove()
             raise
@@ -55,6 +68,10 @@ class TrustedChild:
         self.result_fd = self._process.result_fd
         self.stdout_fd = self._process.stdout_fd
         self.stderr_fd = self._process.stderr_fd
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
 
     def close_requests(self) -> None:
         self._process.close_requests()

@@ -45,7 +45,18 @@ def child_command(
     flags = ["-I", "-S"] if tier == "browser" else ["-I"]
     python, site_dirs = (user.python, user.site_dirs) if user else (sys.executable, ())
     sites = "".join(f"site.addsitedir({d!r}); " for d in site_dirs if tier != "browser")
-    config = json.dumps(
+    config = child_config(limits, tier, device)
+    boot = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+        + (f"import site; {sites}" if sites else "")
+        + f"from judge.run.child_main import main; main({request_fd}, {result_fd}, {config!r})"
+    )
+    return [python, *flags, "-c", boot]
+
+
+def child_config(limits: Limits, tier: str, device: Device = Device.CPU) -> str:
+    """What judge.run.child_main.main reads: the limits it applies, the tier, the device."""
+    return json.dumps(
         {
             "limits": limits.to_dict()
             | {"max_file_bytes": limits.max_file_bytes, "max_open_files": limits.max_open_files},
@@ -53,12 +64,6 @@ def child_command(
             "device": device.value,
         }
     )
-    boot = (
-        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-        + (f"import site; {sites}" if sites else "")
-        + f"from judge.run.child_main import main; main({request_fd}, {result_fd}, {config!r})"
-    )
-    return [python, *flags, "-c", boot]
 
 
 class LocalProcess:
@@ -85,7 +90,7 @@ class LocalProcess:
                 stderr=subprocess.PIPE,
                 pass_fds=(req_r, res_w),
                 cwd=workdir,
-                env=_child_env(),
+                env=child_environment(),
                 start_new_session=True,  # its own process group, so kill() reaches grandchildren
                 user=user.uid if user else None,
                 group=user.gid if user else None,
@@ -160,7 +165,7 @@ class LocalProcess:
                 stream.close()
 
 
-def _child_env() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     # A small, explicit environment: nothing of the parent's secrets leaks into the child.
     keep = ("PATH", "LANG", "LC_ALL", "HOME", "SYSTEMROOT", "OMP_NUM_THREADS")
     env = {k: os.environ[k] for k in keep if k in os.environ}

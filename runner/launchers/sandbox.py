@@ -19,6 +19,7 @@ from runner.nvml import DeviceMemoryReader, NvmlMissing, open_nvml
 from runner.pool import WorkerPool
 from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 from runner.trusted_child import TrustedChild
+from runner.trusted_worker_process import TrustedWorkerError, TrustedWorkerProcess
 from runner.worker_process import WorkerError, WorkerProcess
 
 
@@ -63,6 +64,11 @@ class SandboxLauncher:
         self.device_memory: DeviceMemoryReader | NvmlMissing = (
             open_nvml() if self.gpu_slots is not None else NvmlMissing("no NVIDIA GPU here")
         )
+        # Where a warm launcher's trusted children are forked from (runner/trusted_worker.py):
+        # started on the first one, so a launcher that never paces or drives pays nothing.
+        self._trusted_worker: TrustedWorkerProcess | None = None
+        self._trusted_lock = threading.Lock()
+        self.trusted_workers_started = 0
 
     def _make_pools(self, size: int) -> dict[str, WorkerPool]:
         """The pool each tier's jobs are forked from. Warm browser-tier jobs get workers of
@@ -162,8 +168,41 @@ class SandboxLauncher:
         self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
     ) -> TrustedChild:
         """A plain child for trusted code in a cgroup made as a job's (runner/trusted_child.py):
-        no slot, no worker, so a paced speed run can never wait on itself for one."""
-        return TrustedChild(problem, limits, self.cgroups, device)
+        no slot, no sandbox worker, so a paced speed run can never wait on itself for one.
+        A warm launcher forks a torch-tier one from its trusted worker, started again if it
+        has gone; a cold launcher starts each cold, as it starts each job's worker."""
+        if not self.warm or problem.tier != "torch":
+            return TrustedChild(problem, limits, self.cgroups, device)
+        worker = self._warm_trusted()
+        try:
+            return TrustedChild(problem, limits, self.cgroups, device, worker)
+        except TrustedWorkerError:  # it went away between two children: once more, afresh
+            self._drop_trusted_worker(worker)
+            return TrustedChild(problem, limits, self.cgroups, device, self._warm_trusted())
+
+    @property
+    def trusted_worker(self) -> TrustedWorkerProcess | None:
+        """The trusted worker now, if one has been started (to look at, as workers() is)."""
+        return self._trusted_worker
+
+    def _warm_trusted(self) -> TrustedWorkerProcess:
+        with self._trusted_lock:
+            worker = self._trusted_worker
+            if worker is None or not worker.alive():
+                if worker is not None:
+                    worker.close()
+                worker = self._trusted_worker = TrustedWorkerProcess()
+                self.trusted_workers_started += 1
+            return worker
+
+    def _drop_trusted_worker(self, failed: TrustedWorkerProcess | None = None) -> None:
+        """Close the trusted worker: any (on close) or only `failed`, if it is still the one."""
+        with self._trusted_lock:
+            worker = self._trusted_worker
+            if worker is None or (failed is not None and worker is not failed):
+                return
+            self._trusted_worker = None
+        worker.close()
 
     def _device_memory_limit(self, limits: Limits) -> DeviceMemoryLimit | None:
         """A GPU job's watched limit, CUDA's own context included; None where the driver
@@ -180,6 +219,7 @@ class SandboxLauncher:
     def close(self) -> None:
         for pool in self._distinct_pools():
             pool.close()
+        self._drop_trusted_worker()
 
 
 class _Slots:
