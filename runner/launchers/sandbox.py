@@ -43,7 +43,11 @@ class SandboxLauncher:
         *,
         policy: DevicePolicy | None = None,
         gpu_nodes: tuple[str, ...] | None = None,
+        trusted_worker: bool | None = None,
     ) -> None:
+        """`trusted_worker`: whether torch-tier trusted children are forked from a warm
+        trusted worker (runner/trusted_worker.py) or each started cold; by default, as the
+        jobs are (warm with pool_size > 0)."""
         if shutil.which("bwrap") is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
         self.policy = policy or DevicePolicy.AUTO
@@ -66,6 +70,7 @@ class SandboxLauncher:
         )
         # Where a warm launcher's trusted children are forked from (runner/trusted_worker.py):
         # started on the first one, so a launcher that never paces or drives pays nothing.
+        self.forks_trusted = self.warm if trusted_worker is None else trusted_worker
         self._trusted_worker: TrustedWorkerProcess | None = None
         self._trusted_lock = threading.Lock()
         self.trusted_workers_started = 0
@@ -171,7 +176,7 @@ class SandboxLauncher:
         no slot, no sandbox worker, so a paced speed run can never wait on itself for one.
         A warm launcher forks a torch-tier one from its trusted worker, started again if it
         has gone; a cold launcher starts each cold, as it starts each job's worker."""
-        if not self.warm or problem.tier != "torch":
+        if not self.forks_trusted or problem.tier != "torch":
             return TrustedChild(problem, limits, self.cgroups, device)
         worker = self._warm_trusted()
         try:
