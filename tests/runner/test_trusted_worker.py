@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -119,6 +123,42 @@ def test_a_trusted_worker_that_died_is_replaced_for_the_next_child(
         assert second.wait(30.0) == ExitInfo(CHILD_LOOP_EXIT, None)
     finally:
         second.cleanup()
+
+
+# A runner that has started its trusted worker and one child, then waits to be killed.
+RUNNER = """\
+import sys
+sys.path.insert(0, {root!r})
+from judge.problem.problemset import ProblemSet
+from runner.launchers.sandbox import SandboxLauncher
+problem = ProblemSet().get("serve-static")
+launcher = SandboxLauncher(pool_size=0, trusted_worker=True)
+child = launcher.launch_trusted(problem, problem.limits)
+print(launcher.trusted_worker.process.pid, child.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_trusted_worker_and_its_children_end_with_a_runner_killed_by_sigkill() -> None:
+    """Nothing of a runner killed with no chance to clean up (kill -9) is left running: the
+    worker sees its socket close and ends its children and itself."""
+    root = str(Path(__file__).resolve().parents[2])
+    runner = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(RUNNER).format(root=root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        worker, child = (int(pid) for pid in runner.stdout.readline().split())  # type: ignore[union-attr]
+        assert read_stat(worker) is not None and read_stat(child) is not None
+    finally:
+        runner.kill()
+        runner.wait()
+        for stream in (runner.stdin, runner.stdout):
+            stream.close()  # type: ignore[union-attr]
+    for pid in (worker, child):
+        assert eventually(lambda pid=pid: (read_stat(pid) or _GONE).state in "ZX"), pid
 
 
 class _Gone:
