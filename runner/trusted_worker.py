@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import json
 import os
+import random
 import selectors
 import signal
 import socket
@@ -136,6 +137,7 @@ def _child(request: dict[str, str], fds: list[int]) -> None:
         _place_fds(fds[1:])
         os.setsid()  # its own process group: the runner's kill reaches its helpers too
         os.chdir(request["workdir"])
+        _fresh_randomness()
         from judge.run.child_main import main as child_main
 
         child_main(3, 4, request["config"])
@@ -147,6 +149,18 @@ def _child(request: dict[str, str], fds: list[int]) -> None:
             with contextlib.suppress(BaseException):
                 stream.flush()
         os._exit(code)
+
+
+def _fresh_randomness() -> None:
+    """Seed what was imported from the system's entropy, as a new interpreter is seeded: a
+    fork would otherwise hand every child the worker's one state, and trusted code that
+    draws unseeded numbers would draw the same ones in every run."""
+    random.seed()
+    torch = sys.modules["torch"]
+    torch.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
 
 
 def _place_fds(fds: list[int]) -> None:

@@ -19,6 +19,7 @@ import pytest
 from judge.grading.outcome import ExitInfo
 from judge.problem.problemset import ProblemSet
 from judge.run.cpu_clock import read_stat
+from judge.wire.protocol import encode_frame, write_frame
 from runner.launchers.sandbox import SandboxLauncher
 from runner.trusted_child import TrustedChild
 
@@ -123,6 +124,32 @@ def test_a_trusted_worker_that_died_is_replaced_for_the_next_child(
         assert second.wait(30.0) == ExitInfo(CHILD_LOOP_EXIT, None)
     finally:
         second.cleanup()
+
+
+# A trusted driver's cases.py that says, as it loads, what it draws without a seed.
+DRAWS = "import random, torch\nprint(random.random(), torch.rand(1).item(), flush=True)\n"
+
+
+def drawn(launcher: SandboxLauncher) -> str:
+    child = launched(launcher)
+    try:
+        load = {"type": "load", "drive": True, "driver": DRAWS, "names": [], "device": "cpu"}
+        write_frame(child.request_fd, encode_frame(load))
+        child.close_requests()
+        assert child.wait(30.0) == ExitInfo(0, None)
+        return os.read(child.stdout_fd, 4096).decode()
+    finally:
+        child.cleanup()
+
+
+def test_each_trusted_child_draws_its_own_unseeded_random_numbers(
+    warm_launcher: SandboxLauncher,
+) -> None:
+    """As a new interpreter would: forked, every child would share the worker's state."""
+    first, second = drawn(warm_launcher).split(), drawn(warm_launcher).split()
+    assert len(first) == len(second) == 2, (first, second)
+    # Python's own random is seeded again at every fork; torch's generator is not.
+    assert first[0] != second[0] and first[1] != second[1], (first, second)
 
 
 # A runner that has started its trusted worker and one child, then waits to be killed.
