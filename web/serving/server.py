@@ -8,7 +8,8 @@ thread. What it lacks against a hostile crowd, and what this module adds:
 - A cap on connections per client address (an IPv6 client's /64), and room made for a
   newcomer instead of a refusal: when its address, or the whole server, holds its share,
   the longest-idle connection of that address (of the address holding the most, when the
-  server is full) is closed, else the one whose request has been arriving the longest.
+  server is full: idle since its client last sent anything) is closed, else the one whose
+  request has been arriving the longest.
   A connection whose request is being answered is never closed; only when every
   connection of the address is being answered is the newcomer refused with a 503. So one
   address trickling 110 (or thousands of) requests cannot keep another client out, and the
@@ -112,6 +113,7 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
         self.shares = server.shares
         self.key = client_key(str(addr[0]))
         self.request_began = time.monotonic()  # a silent new connection counts from here
+        self.last_heard = self.request_began
         super().__init__(server, sock, addr, adj, map=map)
 
     def add_channel(self, map: Any = None) -> None:
@@ -123,8 +125,10 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
         super().del_channel(map)
 
     def received(self, data: bytes) -> bool:
-        if self.request is None and data:
-            self.request_began = time.monotonic()
+        if data:
+            self.last_heard = time.monotonic()
+            if self.request is None:
+                self.request_began = self.last_heard
         return bool(super().received(data))
 
     def send_continue(self) -> None:
@@ -138,7 +142,11 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
         if self.requests or self.total_outbufs_len or self.will_close:
             return None
         if self.request is None:
-            return (0, self.last_activity)  # waitress's clock: time.time()
+            # Idle since the client last sent anything, as the event loop read it: waitress's
+            # last_activity is stamped by the thread that wrote the answer, after the send,
+            # so on a busy machine an answer written first could be stamped last, and the
+            # connection used last closed first.
+            return (0, self.last_heard)
         return (1, self.request_began)
 
 
