@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_before_after import cpu_model
+
 from judge.errors import UnknownProblem
 from judge.problem.problemset import ProblemSet
 from judge.run.judge_source import judge_source
@@ -83,20 +85,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_table(n: int, rows: list[tuple[str, dict[str, list[float]]]]) -> None:
     print(f"the reference judged in the sandbox, {n} times per column, medians")
-    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, load {os.getloadavg()[0]:.1f}")
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}, load {os.getloadavg()[0]:.1f}")
     head = f"{'problem':<18} {'cold':>9} {'forked':>9} {'forked / cold':>14}"
     print(head)
     print("-" * len(head))
     for slug, times in rows:
         cold, forked = (statistics.median(times[name]) for name in COLUMNS)
         print(f"{slug:<18} {cold:>8.2f}s {forked:>8.2f}s {forked / cold:>14.2f}")
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 if __name__ == "__main__":
