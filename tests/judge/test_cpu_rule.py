@@ -39,7 +39,10 @@ names = ["total"]
 [checker]
 kind = "value"
 """
-RULE = "cpu_vs_reference = 2.0\ncpu_slack_s = 0.05"
+# The reference's loop takes a few milliseconds; the local count is the kernel's, in 10 ms
+# ticks, and beside busy processes the same loop has been charged 5 ticks more than while
+# calibrating: the slack is wide beside it. QUADRATIC, 0.7 s of CPU, is far past it still.
+RULE = "cpu_vs_reference = 2.0\ncpu_slack_s = 0.15"
 
 # The reference sums n numbers once; the "quadratic" one re-sums the prefix for every item,
 # as a generation loop that recomputes the whole sequence at every step does.
@@ -47,12 +50,12 @@ CASES = """\
 def public_cases():
     return [
         {"name": "small", "args": 50},
-        {"name": "long", "args": 3000, "calibrated": True},
+        {"name": "long", "args": 8000, "calibrated": True},
     ]
 
 
 def generated_cases(rng):
-    return [{"name": "hidden-long", "args": 3000 + rng.randint(0, 10), "calibrated": True}]
+    return [{"name": "hidden-long", "args": 8000 + rng.randint(0, 10), "calibrated": True}]
 
 
 def run(sub, args):
@@ -118,14 +121,14 @@ def test_a_tle_on_the_cpu_rule_says_where_the_job_was_stopped_and_the_references
     failure = report.first_failure
     assert failure is not None and failure.text is not None
     allowed, reference = _figures(failure.text.args_dict())
-    assert float(allowed) == pytest.approx(2.0 * float(reference) + 0.05, abs=0.01)
+    assert float(allowed) == pytest.approx(2.0 * float(reference) + 0.15, abs=0.01)
     assert failure.message == (
         f"stopped at {allowed} s of CPU time, this case's allowance; the reference used "
-        f"{reference} s (the allowance is 2 x that + 0.05 s)"
+        f"{reference} s (the allowance is 2 x that + 0.15 s)"
     )
     assert failure.text.render("zh") == (
         f"CPU 时间到 {allowed} 秒（本用例的上限）时被终止；参考解用了 {reference} 秒"
-        "（上限是它的 2 倍 + 0.05 秒）"
+        "（上限是它的 2 倍 + 0.15 秒）"
     )
     assert "used" not in failure.text.args_dict()
 
