@@ -18,7 +18,6 @@ over the steps a trace takes (15 for the reference).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import tempfile
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import DriverSide, ProblemSpec
+from judge.record import replace
 from judge.run.judge_source import judge_source
 from judge.run.launch import LocalLauncher
 from mini_llm.serving_trace import TIMED_LENGTHS, TIMED_NEW_TOKENS
@@ -44,7 +44,7 @@ STEPS_PER_TRACE = 15  # the reference's steps on a timed trace (docs/BENCHMARKS.
 def designs(problem: ProblemSpec) -> dict[str, ProblemSpec]:
     """The problem as judged before (its driver in the job, the runner's modules there) and
     now (hosted)."""
-    in_job = dataclasses.replace(problem, driver=DriverSide.JOB, withheld=())
+    in_job = replace(problem, driver=DriverSide.JOB, withheld=())
     return {"in the job": in_job, "hosted": problem}
 
 

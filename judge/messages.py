@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+from judge.record import record
 
 LANGS = ("en", "zh")
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -769,7 +770,7 @@ CATALOG: dict[str, dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Message:
     """One sentence as data: a catalog key and its arguments, rendered on demand."""
 

@@ -7,7 +7,7 @@ silently.
 
 The note is the one sentence of the core not in judge/messages.py's catalog: the child
 process imports this module at every start and cuts text after the submission has run,
-so reaching the catalog would cost each start its import (about 5 ms, for dataclasses) or
+so reaching the catalog would cost each start its import (a few milliseconds) or
 import it lazily after untrusted code has had the interpreter. The note is raw text with
 both languages in it, never translated later, so it needs no key either.
 """

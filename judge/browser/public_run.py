@@ -13,7 +13,6 @@ import sys
 import time
 import types
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass, replace
 from typing import Any
 
 from judge.errors import SourceError
@@ -26,6 +25,7 @@ from judge.pictures.reproduce import Reproducer
 from judge.problem.cases import Case
 from judge.problem.checkers import CheckSpec
 from judge.problem.spec import ProblemKind
+from judge.record import record, replace
 from judge.run.child import error_answer, load_submission
 from judge.run.source_check import validate_source
 from judge.textcap import bounded
@@ -35,14 +35,14 @@ from judge.wire.codec import ObservationTypeError, decode, normalize
 OUTPUT_CAP = 64 * 1024  # characters of each stream a report keeps, per case and in all
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PreparedCase:
     case: Case
     expected: object  # the encoded (JSON) form from the bundle
     expected_text: str  # canonical JSON text, for the fast path
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PreparedBundle:
     slug: str
     version: str
@@ -51,7 +51,7 @@ class PreparedBundle:
     cases: tuple[PreparedCase, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PreparedQuiz:
     """A quiz bundle: its questions, with expected values at public points only."""
 

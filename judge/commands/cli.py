@@ -20,7 +20,6 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError, UsageError
@@ -29,6 +28,7 @@ from judge.messages import Message, lang_of, raw, say
 from judge.problem.device import DevicePolicy, parse_policy
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
+from judge.record import record
 from judge.run.source_check import validate_source
 from judge.verdict import Verdict
 
@@ -46,7 +46,7 @@ EXIT_INTERRUPTED = 130
 EXIT_READER_LEFT = 141
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Invocation:
     """How this program was started, so that a hint names a command that works as printed."""
 
@@ -90,6 +90,9 @@ class Invocation:
         return f"make -C {shlex.quote(str(self.checkout))}"
 
 
+INSTALLED = Invocation("judge")  # the installed command, as typed
+
+
 def _on_path(program: str) -> str:
     """A program's name where PATH finds it at this very path, else the program as given
     (the same path, not the same file: a venv's python is a link to one outside it)."""
@@ -109,7 +112,7 @@ def _from(cwd: str, path: str) -> str:
     return path if relative.startswith(os.pardir) else relative
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Command:
     """A command a package above the core adds: it parses its own options (argv after its
     name) and returns the exit code; a UsageError it raises is one line and exit 2."""
@@ -137,7 +140,7 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
 def build_parser(
     sandbox: Callable[[DevicePolicy], Launcher] | None = None,
     commands: Mapping[str, Command] | None = None,
-    invocation: Invocation = Invocation("judge"),
+    invocation: Invocation = INSTALLED,
 ) -> argparse.ArgumentParser:
     """The core's commands; `run --sandbox` only with a sandbox, and each added command."""
     parser = _Parser(
@@ -234,7 +237,7 @@ def main(
     the commands added from above the core. Hints name commands as `invocation`: by
     default this process's own when argv is None, else `judge`."""
     if invocation is None:
-        invocation = Invocation.of_this_process() if argv is None else Invocation("judge")
+        invocation = Invocation.of_this_process() if argv is None else INSTALLED
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:

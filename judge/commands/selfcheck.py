@@ -8,8 +8,6 @@ gathered, and printed. difflib is imported by a check only: `judge run` never lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from judge.commands.render import table
 from judge.errors import JudgeError
 from judge.kinds.code_proof import diff_size
@@ -17,6 +15,7 @@ from judge.kinds.proof import Check, first_failure
 from judge.kinds.registry import kind_of
 from judge.messages import say
 from judge.problem.spec import ProblemSpec
+from judge.record import default, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -25,10 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["Check", "ProblemCheck", "check_problem", "diff_size", "first_failure", "print_checks"]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class ProblemCheck:
     slug: str
-    checks: list[Check] = field(default_factory=list)
+    checks: list[Check] = default(factory=list)
 
     @property
     def ok(self) -> bool:

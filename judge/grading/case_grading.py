@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from judge.errors import BadReference
 from judge.grading.outcome import NOT_TIMED, ExitInfo, Outcome, OutcomeKind
@@ -12,6 +11,7 @@ from judge.messages import Message, raw, recognise, say
 from judge.problem.cases import Case
 from judge.problem.checkers import check
 from judge.problem.limits import RuleClock
+from judge.record import replace
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from enum import Enum
+
+from judge.record import record, replace
 
 
 class OutcomeKind(str, Enum):
@@ -27,7 +28,7 @@ class OutcomeKind(str, Enum):
 NOT_TIMED = "not timed"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeviceMemoryOverrun:
     """The runner killed a GPU job for holding more device memory than its limit: both
     figures in MiB, as read by the parent through the driver (runner/device_memory.py)."""
@@ -36,7 +37,7 @@ class DeviceMemoryOverrun:
     limit_mb: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExitInfo:
     returncode: int | None  # None when a signal ended it
     signal: int | None
@@ -45,7 +46,7 @@ class ExitInfo:
     device_memory: DeviceMemoryOverrun | None = None  # the device-memory limit ended it
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     kind: OutcomeKind
     time_ms: float = 0.0
@@ -68,7 +69,7 @@ class Outcome:
         return self if self.observation is None else replace(self, observation=None)
 
     # Each returns the outcome itself where nothing changes: every case passes through
-    # both, and a copy (dataclasses.replace) is a cost on each case's critical path.
+    # both, and a copy (replace) is a cost on each case's critical path.
     def with_cpu(self, cpu_s: float | None) -> Outcome:
         return self if cpu_s is None and self.cpu_s is None else replace(self, cpu_s=cpu_s)
 

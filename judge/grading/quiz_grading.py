@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from judge.errors import BadReference
 from judge.grading.report import CaseResult
@@ -22,6 +21,7 @@ from judge.messages import Message, raw, say
 from judge.quiz.answer_sheet import Answer, AnswerError, SheetError, parse_sheet, read_answer
 from judge.quiz.expression import Expression, ExpressionError, Number
 from judge.quiz.questions import Key, Question, QuestionType, Quiz, Tolerance, expected_at
+from judge.record import default, record
 from judge.verdict import Verdict, overall
 
 # A question's verdict (None: not checked here), message, and explanation (right answers only).
@@ -32,7 +32,7 @@ NOT_ANSWERED = say("quiz.not_answered")
 AT_SUBMIT = say("quiz.at_submit").en
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class QuizOutcome:
     """A judged answer sheet; `compile_error` ({"kind": "answers", "line", "message"}) when the
     sheet itself is unreadable, and then there are no cases."""
@@ -43,14 +43,14 @@ class QuizOutcome:
     time_ms: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PublicQuestion:
     """A question as the browser has it: an expression question's public points come with
     their expected values and the tolerance; no other question carries any answer."""
 
     question: Question
     expected: tuple[Number, ...] = ()  # one per question.public_points
-    tolerance: Tolerance = field(default_factory=Tolerance)
+    tolerance: Tolerance = default(factory=Tolerance)
 
     @classmethod
     def from_bundle(cls, data: dict[str, object]) -> PublicQuestion:

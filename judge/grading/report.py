@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from judge.messages import Message
+from judge.record import default, record
 from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
     from judge.problem.speed_spec import SpeedResult
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CaseResult:
     name: str
     public: bool
@@ -118,7 +117,7 @@ def _explanation(value: object) -> dict[str, str] | None:
     return {str(k): v for k, v in value.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Report:
     problem: str
     version: str
@@ -132,7 +131,7 @@ class Report:
     stdout: str = ""
     stderr: str = ""
     seed: str = "public"  # "public" or "secret"; the secret itself is never recorded here
-    environment: dict[str, str] = field(default_factory=dict)
+    environment: dict[str, str] = default(factory=dict)
     internal_error: str | None = None  # for administrators; learners see only "IE"
     # Printed from the first hidden case on: it could carry the hidden inputs, so only
     # administrators see it; the learner's report says that it was withheld.

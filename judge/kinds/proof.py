@@ -4,16 +4,16 @@ run first failed compared with where a known-bad submission declares it fails.""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from judge.grading.report import Report
 from judge.problem.wrong_solution import FirstFailure, WrongSolution
+from judge.record import record
 from judge.verdict import Verdict
 
 EXTRA_SEEDS = (1, 2)  # the seeds a right submission is judged on besides the public one
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Check:
     name: str
     ok: bool

@@ -11,9 +11,8 @@ as the pool picture does, so the learner can step back to where the two sides ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from judge.messages import say
+from judge.record import record
 
 # The steps a report carries before the one that differs, as judge/pictures/pool_art.py keeps.
 MAX_FRAMES = 12
@@ -39,7 +38,7 @@ DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1}
 WORDS = "picture.bars."
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Row:
     """One bar: its parts in order, and the request lists beside it (the scheduler's)."""
 
@@ -93,7 +92,7 @@ def differs(want: Frame, mine: Frame) -> tuple[str, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BarTrail:
     """The bars after each step first..step as expected, and after `step` as got; for an
     answer that is not a trace (kv-bytes-per-token), one frame and step None."""

@@ -13,7 +13,8 @@ input shown is the part that matters. Built on the trusted side for public cases
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+
+from judge.record import record, replace
 
 # Keys of `args` whose list holds one operation per step of the observed trace
 # (docs/stateful-problems.md); the scheduler's "requests" are arrivals, not steps.
@@ -23,7 +24,7 @@ TRACE_KEYS = ("ops", "events")
 MAX_INPUT_CHARS = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CaseInput:
     args: object  # JSON data as the driver got it (a per-step trace cut); None: omitted
     step: int | None = None  # the first step that differs (0-based, as messages count)

@@ -12,9 +12,9 @@ with no block ids (the scheduler's counts, fragmentation's records) has no pool 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from judge.messages import say
+from judge.record import record
 
 # Public cases use pools of a few blocks; past this the grid would be noise, not a picture.
 MAX_BLOCKS = 256
@@ -24,7 +24,7 @@ MAX_FRAMES = 12
 _SEQ = re.compile(r"\b(?:seq_id|req_id|child_id)=(-?\d+)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Block:
     """One physical block as a state shows it."""
 
@@ -65,7 +65,7 @@ class Block:
         return " ".join(parts) or "-"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pool:
     blocks: tuple[Block, ...]  # indexed by block id
     free: tuple[int, ...]  # the free queue as the state lists it, head first
@@ -84,7 +84,7 @@ class Pool:
         return cls(cells, tuple(f for f in free if type(f) is int))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PoolTrail:
     """The pool after each step from `first` to `step` (the first that differs), as
     expected, and after `step` as the submission left it."""

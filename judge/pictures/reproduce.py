@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 
 from judge.messages import say
+from judge.record import record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 MAX_TEST_CHARS = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reproducer:
     """What every snippet of one run shares: the problem, its driver and the learner's file."""
 

@@ -10,9 +10,8 @@ only (judge/grading/case_grading.py), so nothing here reaches a hidden case's re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from judge.pictures.case_input import trace_labels
+from judge.record import record
 from judge.wire.tensor import TensorData
 
 # Each side is shown whole up to this many characters; a longer value gives way to the
@@ -22,7 +21,7 @@ MAX_DIFF_CHARS = 2000
 Span = tuple[int, int]  # [start, end) of the differing part, in characters of the text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ValueDiff:
     where: str  # the shown value's path, `[2]['result']`; "" for the returned value itself
     got: str  # Python's notation, as the learner would print it

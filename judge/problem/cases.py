@@ -6,11 +6,11 @@ import json
 import random
 import re
 import types
-from dataclasses import dataclass, replace
 
 from judge.errors import SpecError
 from judge.problem.checkers import CheckSpec
 from judge.problem.spec import ProblemSpec, parse_check
+from judge.record import record, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ PUBLIC_PREFIX, HIDDEN_PREFIX = "public-", "hidden-"
 MAX_ARGS_BYTES = 8 << 20
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Case:
     name: str
     args: object  # JSON data handed to cases.run(sub, args)

@@ -12,11 +12,11 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
 
 from judge.errors import BadReference
 from judge.messages import Message, say
+from judge.record import record
 from judge.textcap import bounded
 from judge.wire.tensor import FLOAT_DTYPES, TensorData
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 MAX_SHOWN = 8000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tolerance:
     """A relative and an absolute tolerance: a CUDA job's (problem.toml [checker.cuda])."""
 
@@ -40,7 +40,7 @@ class Tolerance:
         return {"rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckSpec:
     """Which checker and its tolerances.
 
@@ -85,7 +85,7 @@ class CheckSpec:
         return {k: v for k, v in observation.items() if k not in self.unchecked}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Mismatch:
     where: str  # path into the observation; "" for the whole value
     why: Message  # safe to show for hidden cases: says how, never the expected value

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 
 from judge.errors import InputRefused
 from judge.messages import Message, raw, say
@@ -20,6 +19,7 @@ from judge.problem.cases import Case, load_module, public_cases
 from judge.problem.checkers import CheckSpec
 from judge.problem.input_rules import kinds_said
 from judge.problem.spec import ProblemSpec
+from judge.record import record
 
 # The name the custom case runs under, in reports and messages.
 CUSTOM_CASE = "custom"
@@ -44,7 +44,7 @@ _JSON_TYPES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ArgsShape:
     """What the public cases' arguments look like: their JSON type, and for an object the
     keys every case has, the keys some case has, and each key's JSON types."""
@@ -96,7 +96,7 @@ class ArgsShape:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CustomInput:
     """A learner's arguments for one problem, checked: run them as `case`."""
 

@@ -10,15 +10,16 @@ but not its /proc files) the GPU is "NVIDIA GPU (model unknown)".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from judge.record import record
 
 DRIVER_PROC = Path("/proc/driver/nvidia")
 UNKNOWN_MODEL = "NVIDIA GPU (model unknown)"
 _VERSION = re.compile(r"Kernel Module\s+(?:for \S+\s+)?([0-9][0-9.]*)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GpuIdentity:
     name: str  # e.g. "NVIDIA H200"
     driver: str  # e.g. "550.54.15"; "" when unknown

@@ -10,11 +10,11 @@ hint or an editorial that the other language does not have.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import SpecError
 from judge.messages import LANGS
+from judge.record import record
 
 # More than a few hints is a walkthrough, not a nudge.
 MAX_HINTS = 5
@@ -22,7 +22,7 @@ HINT_HEADING = "## "
 FENCE = "```"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hint:
     """One hint in both languages: a short heading and its Markdown text."""
 

@@ -38,11 +38,11 @@ import operator
 import re
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from judge.errors import SpecError
 from judge.messages import Message, say
+from judge.record import record
 
 TYPES = ("int", "number", "bool", "string", "list", "object", "null")
 RULE_KEYS = frozenset({"type", "min", "max", "min_len", "max_len", "choices", "optional"})
@@ -52,7 +52,7 @@ _SEGMENT = re.compile(r"(?:(?<=^)|\.)(?P<key>[A-Za-z_][A-Za-z0-9_]*)|\[(?P<index
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Step:
     """One step of a path: an object's key, every list item (`[]`), or the N-th (`[N]`)."""
 
@@ -65,7 +65,7 @@ class Step:
         return "[]" if self.index is None else f"[{self.index}]"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ArgRule:
     """The rule for every value at one path."""
 
@@ -109,7 +109,7 @@ class ArgRule:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Relation:
     """A rule over several arguments, said in both languages by the problem's author."""
 
@@ -145,7 +145,7 @@ class Relation:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InputRules:
     """A problem's declared input rules; empty where problem.toml has no [input]."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from judge.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class Limits:
     time_per_case_s: float
     total_time_s: float
@@ -32,7 +33,7 @@ class Limits:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpuRule:
     """problem.toml's `cpu_vs_reference` and `cpu_slack_s`: a case marked `calibrated` may use
     at most factor x the CPU time the reference used on that same case, on the same kind
@@ -60,7 +61,7 @@ class RuleClock(str, Enum):
 _WALL_HIDDEN = "took more time than this case allows on the GPU (a multiple of the reference's)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpuAllowance:
     """One calibrated case's cap: the rule applied to what the reference used on it, counted
     by `clock` (CPU time on the CPU, wall time on CUDA)."""

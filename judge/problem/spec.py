@@ -6,7 +6,6 @@ import hashlib
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from judge.problem.checkers import CHECKER_KINDS, CheckSpec, Tolerance
 from judge.problem.device import Device
 from judge.problem.guide import Hint, has_editorial, load_hints
 from judge.problem.limits import CpuRule, Limits
+from judge.record import record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class DriverSide(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProblemSpec:
     slug: str
     title: dict[str, str]
@@ -212,7 +212,7 @@ def load_problem(folder: Path) -> ProblemSpec:
     return load(ProblemToml(data, folder, file))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProblemToml:
     """A problem folder whose problem.toml has been read: what a kind's loader starts from."""
 
@@ -276,7 +276,7 @@ def _build_quiz(data: dict[str, object], folder: Path, file: str) -> ProblemSpec
     return common.spec(QUIZ_LIMITS, (), parse_check({}, file, "checker"), folder, quiz)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommonFields:
     """The problem.toml fields every kind of problem has."""
 

@@ -27,9 +27,9 @@ import enum
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 
 from judge.errors import SpecError
+from judge.record import default, record
 
 # How generous the bandwidth ceiling is over what one memcpy measures here: the copy reads
 # and writes, a single stream does not reach the bus's peak, and caches help small models.
@@ -38,7 +38,7 @@ CEILING_MARGIN = 4.0
 COPIES = 15
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SpeedSpec:
     """problem.toml's [speed]: what a timed case's work is counted in."""
 
@@ -55,7 +55,7 @@ class SpeedSpec:
         return cls(unit)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timed:
     """A timed case's declared work and the bytes it must at least read from memory."""
 
@@ -92,7 +92,7 @@ class SpeedState(enum.Enum):
     UNSTEADY = "unsteady"  # the paired ratios spread too widely: not recorded, run it again
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SpeedResult:
     """The typed speed of one accepted run (Report.speed)."""
 
@@ -103,7 +103,7 @@ class SpeedResult:
     q3: float
     repetitions: int
     samples: tuple[float, ...] = ()
-    hardware: dict[str, str] = field(default_factory=dict)
+    hardware: dict[str, str] = default(factory=dict)
     state: SpeedState = SpeedState.SCORED
     # Paired with the reference (judge/run/pacer.py): the median ratio of its seconds to the
     # submission's, their spread (IQR / median), and the reference rate the score is said in.

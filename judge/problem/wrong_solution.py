@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import SpecError
+from judge.record import record
 from judge.verdict import Verdict
 
 _EXPECT_RE = re.compile(r"^# expect: (?P<declared>.*)$")
@@ -39,7 +39,7 @@ EXPECT_FORM = "# expect: VERDICT at case NAME [step N [(OP)]]' or '# expect: VER
 DIFFERS_FORM = "# differs: N lines"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FirstFailure:
     """Where a run first fails: a verdict at a case (and a trace's step), or at load."""
 
@@ -69,7 +69,7 @@ class FirstFailure:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WrongSolution:
     path: Path
     first_failure: FirstFailure

@@ -13,11 +13,11 @@ question's CE). Both say exactly what is wrong; nothing else escapes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from judge.errors import JudgeError
 from judge.quiz.expression import Expression, ExpressionError, Number, parse_expression
 from judge.quiz.questions import Question, QuestionType
+from judge.record import record
 
 Answer = Number | str | frozenset[str] | Expression
 
@@ -34,7 +34,7 @@ class AnswerError(ValueError):
     """One answer has the wrong shape for its question."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AnswerSheet:
     answers: dict[str, object]  # question id -> the JSON value given (never null)
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+
+from judge.record import record
 
 MAX_LENGTH = 500  # characters
 MAX_DEPTH = 60  # nested operations; `1+1+...+1` is left-deep, so this bounds terms too
@@ -62,7 +63,7 @@ class ExpressionError(ValueError):
     """The text is not an allowed expression, or cannot be evaluated at some values."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expression:
     """A checked expression in `variables`; evaluate it at any values of them."""
 

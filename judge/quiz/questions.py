@@ -15,13 +15,13 @@ import math
 import random
 import re
 import tomllib
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
 from judge.errors import SpecError
 from judge.messages import LANGS
 from judge.quiz.expression import FUNCTIONS, Expression, ExpressionError, Number, parse_expression
+from judge.record import default, record
 
 QUESTION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")  # also a valid case name
 VARIABLE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
@@ -39,13 +39,13 @@ class QuestionType(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Option:
     id: str
     text: dict[str, str]  # {"zh", "en"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Question:
     id: str
     type: QuestionType
@@ -106,7 +106,7 @@ _TYPE_KEYS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tolerance:
     rel_tol: float = DEFAULT_REL_TOL
     abs_tol: float = 0.0
@@ -128,7 +128,7 @@ class Tolerance:
         return {"rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Draw:
     """`count` points drawn from the judge's seed, each variable uniform in its range."""
 
@@ -147,7 +147,7 @@ class Draw:
         ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Key:
     """The answer to one question. `answer` is a number, an option id, a frozenset of option
     ids or an Expression, by the question's type; `points` and `draw` are an expression's
@@ -156,7 +156,7 @@ class Key:
     question: str
     answer: Number | str | frozenset[str] | Expression
     explanation: dict[str, str]
-    tolerance: Tolerance = field(default_factory=Tolerance)
+    tolerance: Tolerance = default(factory=Tolerance)
     points: tuple[dict[str, Number], ...] = ()
     draw: Draw | None = None
 
@@ -169,7 +169,7 @@ class Key:
         return self.answer
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Quiz:
     questions: tuple[Question, ...]
     keys: dict[str, Key]  # question id -> its answer; judge check requires one per question

@@ -11,8 +11,8 @@ parent never holds more than the problem's own size.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from judge.record import record
 from judge.wire.codec import encode
 from judge.wire.protocol import PREFIX, FrameLimits
 from judge.wire.tensor import TensorData
@@ -30,7 +30,7 @@ PAYLOAD_FACTOR = 2  # float64 where float32 was expected is WA, not OLE
 LOAD_ANSWER = FrameLimits(header_bytes=64 << 10, payload_bytes=0)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResultBudget:
     """Per-case frame limits and the total the result channel may carry in one run."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, replace
 
 from judge.errors import InputRefused
 from judge.grading import environment
@@ -25,6 +24,7 @@ from judge.problem.checkers import CheckSpec, show
 from judge.problem.custom_input import CUSTOM_CASE, CustomInput
 from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
+from judge.record import record, replace
 from judge.run.budget import budget_for
 from judge.run.judge_source import build_report
 from judge.run.launch import LocalLauncher
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from judge.run.interfaces import Launcher
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CustomRun:
     """What a custom input gave: refused (nothing ran), or the reference's answer (or why it
     gave none) and, when code was given and the reference answered, the code's report."""

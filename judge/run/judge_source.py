@@ -19,8 +19,6 @@ only for what it shares with code: the report of the judge's own failure, the se
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from judge.grading import environment
 from judge.grading.case_grading import (
     coarse_ms,
@@ -38,6 +36,7 @@ from judge.problem.cases import PUBLIC_SEED, Case, build_cases, load_module
 from judge.problem.device import Device, DevicePolicy, choose_device, gpu_nodes
 from judge.problem.limits import CpuAllowance, Limits
 from judge.problem.spec import ProblemKind, ProblemSpec
+from judge.record import replace
 from judge.run.budget import ResultBudget, budget_for
 from judge.run.launch import LocalLauncher
 from judge.run.load_message import can_refuse_processes, load_message

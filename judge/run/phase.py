@@ -5,11 +5,11 @@ tens of seconds, and "judging…" alone says nothing about how long is left)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 
 from judge.messages import Message, say
 from judge.problem.cases import Case
+from judge.record import record
 
 
 class Stage(StrEnum):
@@ -21,7 +21,7 @@ class Stage(StrEnum):
     REPORTING = "reporting"  # every case has run; the report is being written
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Phase:
     """`done` of `total` cases have run; within `stage`, number `step` of `of` runs now
     (0 of 0 where the stage has no steps)."""

@@ -12,12 +12,12 @@ import selectors
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from judge.errors import FrameTooLarge, ProtocolError
 from judge.grading.outcome import NOT_TIMED, Outcome, OutcomeKind
 from judge.problem.cases import Case
 from judge.problem.limits import CpuAllowance, Limits, RuleClock
+from judge.record import default, record
 from judge.run.budget import LOAD_ANSWER, ResultBudget
 from judge.textcap import bounded
 from judge.wire.codec import MAX_ITEMS, TooManyItems, decode
@@ -39,7 +39,7 @@ STARTUP_ALLOWANCE_S = {
 }  # interpreter start and imports before the first case
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class SessionResult:
     load_error: dict[str, object] | None
     outcomes: list[Outcome]
@@ -55,15 +55,15 @@ class SessionResult:
     withheld_stderr: bytes = b""
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Streams:
     cap: int
-    stdout: bytearray = field(default_factory=bytearray)
-    stderr: bytearray = field(default_factory=bytearray)
-    withheld_stdout: bytearray = field(default_factory=bytearray)
-    withheld_stderr: bytearray = field(default_factory=bytearray)
+    stdout: bytearray = default(factory=bytearray)
+    stderr: bytearray = default(factory=bytearray)
+    withheld_stdout: bytearray = default(factory=bytearray)
+    withheld_stderr: bytearray = default(factory=bytearray)
     withholding: bool = False  # set when the first hidden case is sent
-    total: dict[int, int] = field(default_factory=dict)
+    total: dict[int, int] = default(factory=dict)
     # Where the public case now running has its stdout and stderr begin (offsets into
     # stdout and stderr), None between cases: the bytes that arrive from its request to
     # its answer are its own, as the child flushes before it answers.

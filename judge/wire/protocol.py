@@ -48,8 +48,8 @@ class FrameLimits:
 
 
 class Frame:
-    """One decoded frame. A plain slotted class, not a dataclass, for the child's start-up
-    time (see TensorData)."""
+    """One decoded frame. A plain slotted class, not a record, as the child imports it at
+    every start (see TensorData)."""
 
     __slots__ = ("header", "tensors")
 

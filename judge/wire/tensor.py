@@ -29,8 +29,8 @@ MAX_DIMS = 8
 class TensorData:
     """A dense, row-major (C-contiguous), little-endian tensor; immutable.
 
-    Written out by hand rather than as a dataclass: the untrusted child imports this
-    module, and `dataclasses` pulls in `inspect`, which costs every run's start ~8 ms."""
+    Written out by hand rather than as a record (judge/record.py): the untrusted child
+    imports this module at every start, and its type checks its fields as it is made."""
 
     __slots__ = ("data", "dtype", "shape")
     dtype: str

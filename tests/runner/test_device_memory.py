@@ -3,7 +3,6 @@ the driver (a fake reader here: this machine has no GPU) and kills the job over 
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from judge.grading.case_grading import crash_verdict
 from judge.grading.outcome import DeviceMemoryOverrun, ExitInfo
 from judge.problem.device import Device
 from judge.problem.spec import ProblemSpec
+from judge.record import replace
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.device_memory import CUDA_CONTEXT_MB, DeviceMemoryWatcher, WatchState
@@ -160,8 +160,8 @@ def gpu_launcher() -> Iterator[SandboxLauncher]:
 
 
 def _on_gpu(problem: ProblemSpec, device_memory_mb: int) -> ProblemSpec:
-    limits = dataclasses.replace(problem.limits, device_memory_mb=device_memory_mb)
-    return dataclasses.replace(problem, devices=(Device.CUDA,), limits=limits)
+    limits = replace(problem.limits, device_memory_mb=device_memory_mb)
+    return replace(problem, devices=(Device.CUDA,), limits=limits)
 
 
 def test_a_sandboxed_gpu_job_over_its_device_memory_is_killed_and_mle(

@@ -10,7 +10,6 @@ the launcher a stand-in node, /dev/full (which reads as zeros; /dev/null reads a
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import textwrap
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ import pytest
 from judge.problem.device import Device, DevicePolicy, DeviceUnavailable
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
+from judge.record import replace
 from judge.run.judge_source import judge_source
 from judge.verdict import Verdict
 from runner.jobspace import JobLimits
@@ -63,7 +63,7 @@ def gpu_host() -> Iterator[SandboxLauncher]:
 
 
 def _on(problem: ProblemSpec, *devices: Device) -> ProblemSpec:
-    return dataclasses.replace(problem, devices=devices)
+    return replace(problem, devices=devices)
 
 
 def _report(problem: ProblemSpec, source: str, launcher: SandboxLauncher) -> dict[str, object]:

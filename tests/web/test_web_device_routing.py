@@ -3,7 +3,6 @@ CUDA is queued for GPU workers, every other problem for CPU workers."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from problem_factory import write_web_problem
 
 from judge.problem.device import Device, DevicePolicy
 from judge.problem.spec import load_problem
+from judge.record import replace
 from web.config import load_config
 from web.judging.celery_queue import Capability, capability_for
 
@@ -27,7 +27,7 @@ def test_only_a_problem_judged_only_on_cuda_goes_to_the_gpu_queue(
     tmp_path: Path, devices: tuple[Device, ...], queue: Capability
 ) -> None:
     problem = load_problem(write_web_problem(tmp_path, "add-two", tier="torch"))
-    assert capability_for(dataclasses.replace(problem, devices=devices)) is queue
+    assert capability_for(replace(problem, devices=devices)) is queue
 
 
 def test_judge_device_is_read_from_the_environment(
