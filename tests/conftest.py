@@ -62,6 +62,16 @@ def _answers_once_per_run(request: pytest.FixtureRequest) -> Iterator[None]:
             module.build_cases = build  # type: ignore[attr-defined]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _spec_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The command line's spec cache (judge/problem/spec_cache.py), for every `judge`
+    started by a test, in this run's own folder rather than the user's."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("JUDGE_SPEC_CACHE", str(tmp_path_factory.mktemp("spec-cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def make_problem(tmp_path: Path) -> MakeProblem:
     """make_problem(files={...}, per_case=1.0, total=5.0, slug="add") -> the problem folder.

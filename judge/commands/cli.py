@@ -314,6 +314,16 @@ def _command(invocation: Invocation, problems: object, rest: str) -> str:
     return f"{invocation.command}{folder} {rest}"
 
 
+def _learners_problems(args: argparse.Namespace) -> ProblemSet:
+    """The problems a learner's command reads one of (run, show, init), their specs kept
+    between runs (judge/problem/spec_cache.py). `judge check`, an author's, loads each
+    folder afresh."""
+    from judge.problem.spec_cache import SpecCache, default_folder
+
+    folder = default_folder()
+    return ProblemSet(args.problems, cache=SpecCache(folder) if folder is not None else None)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     problems = ProblemSet(args.problems).all()
     if args.json:
@@ -326,7 +336,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    problem = ProblemSet(args.problems).get(args.slug)
+    problem = _learners_problems(args).get(args.slug)
     kind = kind_of(problem)
     lang = _lang(args)
     if args.json:
@@ -341,7 +351,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    problem = ProblemSet(args.problems).get(args.slug)
+    problem = _learners_problems(args).get(args.slug)
     kind = kind_of(problem)
     if not args.dir.is_dir():
         raise UsageError(say("cli.not_a_folder", path=str(args.dir)))
@@ -363,7 +373,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(say("cli.picture_alone"))
     if args.input is not None:
         return run_input(args)
-    problem = ProblemSet(args.problems).get(args.slug)
+    problem = _learners_problems(args).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
     kind = kind_of(problem)
@@ -431,7 +441,7 @@ def run_input(args: argparse.Namespace) -> int:
     for option, given in given_options:
         if given is not None:
             raise UsageError(say("cli.input_options", option=option))
-    problem = ProblemSet(args.problems).get(args.slug)
+    problem = _learners_problems(args).get(args.slug)
     if not kind_of(problem).runs_code:
         raise UsageError(say("input.not_code", slug=problem.slug))
     _require_torch(problem, args.invocation)

@@ -19,10 +19,18 @@ def default_root() -> Path:
 
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from judge.problem.spec_cache import SpecCache
+
 
 class ProblemSet:
-    def __init__(self, root: Path | None = None) -> None:
+    """`cache`: specs kept on disk between processes (the command line's; a server's
+    ProblemSet has none and keeps its specs in memory)."""
+
+    def __init__(self, root: Path | None = None, cache: SpecCache | None = None) -> None:
         self.root = Path(root) if root is not None else default_root()
+        self._cache = cache
         if not self.root.is_dir():
             raise SpecError(str(self.root), None, "problems folder not found")
         # Specs already loaded, each with the stamp of its folder's files when it was: a
@@ -40,11 +48,15 @@ class ProblemSet:
             close = difflib.get_close_matches(slug, self.slugs(), n=1, cutoff=0.4)
             raise UnknownProblem(slug, close[0] if close else None)
         folder = self.root / slug
-        stamp = _stamp(folder)
+        stamp = folder_stamp(folder)
         known = self._loaded.get(slug)
         if known is not None and known[0] == stamp:
             return known[1]
-        spec = load_problem(folder)
+        spec = self._cache.get(folder, stamp) if self._cache is not None else None
+        if spec is None:
+            spec = load_problem(folder)
+            if self._cache is not None:
+                self._cache.put(folder, stamp, spec)
         self._loaded[slug] = (stamp, spec)
         return spec
 
@@ -54,7 +66,7 @@ class ProblemSet:
         return sorted(problems, key=lambda p: (p.chapter, p.order, p.slug))
 
 
-def _stamp(folder: Path) -> Stamp:
+def folder_stamp(folder: Path) -> Stamp:
     """Every file's path, inode, size and times: any write changes the ctime, which no tool
     can set back, so an edited problem is loaded again."""
     found = []
