@@ -269,6 +269,7 @@ def test_the_runner_names_torch_and_mini_llm_only_where_it_declares_them() -> No
 JUDGE_LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer)
     for layer in (
+        {"judge.record"},  # how a value object is made: below every word
         {"judge", "judge.messages", "judge.textcap", "judge.verdict"},
         {"judge.errors"},
         {"judge.wire"},
