@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from judge.wire import json_text
 
 
 def apply_rlimits(limits: dict[str, float], tier: str, address_space: bool = True) -> None:
@@ -34,7 +34,8 @@ def apply_rlimits(limits: dict[str, float], tier: str, address_space: bool = Tru
 
 
 def main(request_fd: int, result_fd: int, config: str) -> None:
-    settings = json.loads(config)
+    settings = json_text.loads(config)
+    assert isinstance(settings, dict)  # child_config's own JSON object (judge/run/launch.py)
     apply_rlimits(settings["limits"], settings["tier"], settings.get("device", "cpu") != "cuda")
     from judge.run.child import serve
 

@@ -259,3 +259,25 @@ def test_no_file_descriptors_leak_across_runs(make_problem: MakeProblem) -> None
     for _ in range(5):
         judge(make_problem, REFERENCE)
     assert len(os.listdir("/proc/self/fd")) <= before + 1
+
+
+def test_a_submissions_own_traceback_and_warning_quote_its_lines(
+    make_problem: MakeProblem,
+) -> None:
+    """The child gives the submission module a loader with its source (there is no file on
+    disk): what the learner's code prints with traceback or warnings shows their lines."""
+    source = (
+        "import traceback, warnings\n"
+        "def add(a, b):\n"
+        "    try:\n"
+        "        raise KeyError('looked-up')  # the raising line\n"
+        "    except KeyError:\n"
+        "        traceback.print_exc()\n"
+        "    warnings.warn('careful with ' + str(a))  # the warning line\n"
+        "    return a + b\n"
+    )
+    report = judge(make_problem, source)
+    assert report.verdict is Verdict.AC
+    printed = report.cases[0].stderr
+    assert "raise KeyError('looked-up')  # the raising line" in printed
+    assert "warnings.warn('careful with ' + str(a))  # the warning line" in printed
