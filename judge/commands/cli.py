@@ -34,6 +34,7 @@ from judge.verdict import Verdict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from judge.commands.early_run import EarlyRun
     from judge.grading.report import CaseResult, Report
     from judge.run.interfaces import Launcher
     from judge.run.launch import StartedLauncher
@@ -96,12 +97,22 @@ INSTALLED = Invocation("judge")  # the installed command, as typed
 def _on_path(program: str) -> str:
     """A program's name where PATH finds it at this very path, else the program as given
     (the same path, not the same file: a venv's python is a link to one outside it)."""
-    import shutil
-
     name = os.path.basename(program)
-    found = shutil.which(name) if os.sep in program else None
+    if os.sep not in program:
+        return program
+    found = _first_on_path(name)
     same = found is not None and os.path.abspath(found) == os.path.abspath(program)
     return name if same else program
+
+
+def _first_on_path(name: str) -> str | None:
+    """The first executable file `name` in $PATH's folders, as a shell finds it (what
+    shutil.which does on POSIX; shutil itself costs 2-3 ms: judge/commands/terminal.py)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _from(cwd: str, path: str) -> str:
@@ -127,6 +138,14 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse's own sentence stays English; the frame around it is the reader's.
         raise UsageError(say("cli.usage", message=raw(message), prog=self.prog))
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # With its width given, the formatter does not import shutil to read it (argparse
+        # makes one for every option added, to check it).
+        from judge.commands.terminal import terminal_columns
+
+        make: Callable[..., argparse.HelpFormatter] = self.formatter_class
+        return make(prog=self.prog, width=terminal_columns() - 2)
 
 
 _LANG_HELP = "language to print in (default: from $LC_ALL / $LANG)"
@@ -261,8 +280,14 @@ def _run(
             if problems is not None:
                 os.environ["JUDGE_PROBLEMS"] = problems
             return added[rest[0]].main(rest[1:])
-        args = build_parser(sandbox, added, invocation).parse_args(argv)
-        return COMMANDS[args.command](args)
+        early = _early_run(problems, rest)
+        try:
+            args = build_parser(sandbox, added, invocation).parse_args(argv)
+            args.early = early
+            return COMMANDS[args.command](args)
+        finally:
+            if early is not None:
+                early.close()
     except JudgeError as exc:
         # The language is read from argv itself: the error may be argparse's, before any
         # args exist. Messages name commands as `judge ...`; only here is it known how
@@ -275,6 +300,20 @@ def _run(
     except KeyboardInterrupt:
         print(f"judge: {say('cli.interrupted').render(_lang_in(rest))}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _early_run(problems: str | None, rest: list[str]) -> EarlyRun | None:
+    """`judge run`'s child, started before the parser is built (judge/commands/early_run.py)."""
+    if rest[:1] != ["run"]:
+        return None
+    from judge.commands.early_run import EarlyRun
+
+    folder = Path(problems) if problems is not None else None
+    try:
+        problem_set = _learners_problems(folder)
+    except JudgeError:
+        return None  # no such folder: the parsed command says so
+    return EarlyRun.start(rest, problem_set, folder)
 
 
 def _lang_in(argv: Sequence[str]) -> str:
@@ -314,14 +353,14 @@ def _command(invocation: Invocation, problems: object, rest: str) -> str:
     return f"{invocation.command}{folder} {rest}"
 
 
-def _learners_problems(args: argparse.Namespace) -> ProblemSet:
+def _learners_problems(problems: Path | None) -> ProblemSet:
     """The problems a learner's command reads one of (run, show, init), their specs kept
     between runs (judge/problem/spec_cache.py). `judge check`, an author's, loads each
     folder afresh."""
     from judge.problem.spec_cache import SpecCache, default_folder
 
     folder = default_folder()
-    return ProblemSet(args.problems, cache=SpecCache(folder) if folder is not None else None)
+    return ProblemSet(problems, cache=SpecCache(folder) if folder is not None else None)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -336,7 +375,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    problem = _learners_problems(args).get(args.slug)
+    problem = _learners_problems(args.problems).get(args.slug)
     kind = kind_of(problem)
     lang = _lang(args)
     if args.json:
@@ -351,7 +390,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    problem = _learners_problems(args).get(args.slug)
+    problem = _learners_problems(args.problems).get(args.slug)
     kind = kind_of(problem)
     if not args.dir.is_dir():
         raise UsageError(say("cli.not_a_folder", path=str(args.dir)))
@@ -373,7 +412,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(say("cli.picture_alone"))
     if args.input is not None:
         return run_input(args)
-    problem = _learners_problems(args).get(args.slug)
+    early: EarlyRun | None = args.early
+    if early is not None and not early.serves(args.slug, args.problems, args.sandbox, False):
+        early = None
+    problem = early.problem if early else _learners_problems(args.problems).get(args.slug)
     _require_torch(problem, args.invocation)
     source = read_source(args.file)
     kind = kind_of(problem)
@@ -384,24 +426,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     if launcher is None and not args.json and runs:
         print(say("cli.no_sandbox").render(lang), file=sys.stderr)
     progress = None if args.json or not sys.stderr.isatty() else _progress_in(lang)
-    # A local child starts now, and its interpreter starts while this process imports the
-    # judging machinery below. Not under a CPU rule: the reference is timed in a child of
-    # its own first, with nothing else running.
-    early: StartedLauncher | None = None
+    # A local child starts now, if the words did not start it already (EarlyRun), and its
+    # interpreter starts while this process imports the judging machinery below. Not under
+    # a CPU rule: the reference is timed in a child of its own first, with nothing else
+    # running.
+    started: StartedLauncher | None = None
     if launcher is None and runs:
-        from judge.run.launch import StartedLauncher
+        if early is not None and early.policy is policy:
+            started = early.launcher
+        else:
+            from judge.run.launch import StartedLauncher
 
-        # Under a CPU rule nothing starts early: the reference is timed in a child of its
-        # own first, with nothing else running.
-        early = StartedLauncher(problem, problem.limits, policy, start=problem.cpu_rule is None)
+            started = StartedLauncher(
+                problem, problem.limits, policy, start=problem.cpu_rule is None
+            )
     try:
         report = kind.judge(
-            problem, source, seed=args.seed, launcher=launcher or early, progress=progress,
+            problem, source, seed=args.seed, launcher=launcher or started, progress=progress,
             solution=str(args.file),
         )  # fmt: skip
     finally:
-        if early is not None:
-            early.close()
+        if started is not None:
+            started.close()
     if args.json:
         _print_json(report.to_dict())
     elif args.show_test is not None:
@@ -441,7 +487,7 @@ def run_input(args: argparse.Namespace) -> int:
     for option, given in given_options:
         if given is not None:
             raise UsageError(say("cli.input_options", option=option))
-    problem = _learners_problems(args).get(args.slug)
+    problem = _learners_problems(args.problems).get(args.slug)
     if not kind_of(problem).runs_code:
         raise UsageError(say("input.not_code", slug=problem.slug))
     _require_torch(problem, args.invocation)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 import textwrap
 import unicodedata
 from collections.abc import Sequence
 
 from judge import messages
+from judge.commands.terminal import terminal_columns
 from judge.grading.report import CaseResult, Report
 from judge.messages import Message
 from judge.problem.spec import ProblemSpec
@@ -62,7 +62,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], wrap_last: bool 
     count = len(header)
     if wrap_last:
         widths = [max(width(r[i]) for r in [header, *rows]) for i in range(count - 1)]
-        room = shutil.get_terminal_size((100, 24)).columns - sum(widths) - 2 * (count - 1)
+        room = terminal_columns(100) - sum(widths) - 2 * (count - 1)
         last = max(MIN_MESSAGE_WIDTH, room)
         rows = [[*r[:-1], "\n".join(_wrapped(r[-1], last))] for r in rows]
     widths = [
@@ -232,7 +232,7 @@ def diff_lines(case: CaseResult, lang: str) -> list[str]:
         return []
     where = say("whole_where", lang, where=diff.where) if diff.where else ""
     lines = ["  " + say("whole_value", lang, where=where)]
-    columns = max(MIN_MESSAGE_WIDTH, shutil.get_terminal_size((100, 24)).columns - 16)
+    columns = max(MIN_MESSAGE_WIDTH, terminal_columns(100) - 16)
     for label, text, mark in (
         ("got", diff.got, diff.got_mark),
         ("expected", diff.expected, diff.expected_mark),
