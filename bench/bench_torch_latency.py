@@ -2,16 +2,29 @@
 side by side in one run, with the wait split into its phases.
 
 Every submission has a hidden seed of its own, so without a ready seed the judge first
-builds that seed's cases and runs the reference on them (`cases+reference`), measures the
-reference's CPU time once per problem version for a CPU-rule problem (`calibration`), and
-only then runs the submission (`judge`). A seed from the stock (runner/seedstock.py) was
-prepared while the judge was idle: its submission waits for `judge` alone. `first
-progress` is when the first case's verdict reaches the caller, counted from the start.
+builds that seed's cases and runs the reference on them (`reference`), measures the
+reference's CPU time once per problem version for a CPU-rule problem (`calib`), and only
+then runs the submission. A seed from the stock (runner/seedstock.py) was prepared while
+the judge was idle: its submission waits for the submission's own run alone. That run is
+split at timestamps taken in this process:
 
-Both columns go through the same warm `runner.api.Runner` that `judge serve` uses with the
-sandbox (the judging path without the web layer: on an idle embedded queue the queue
-adds no wait). Each problem is judged `--n` times per column with the reference solution,
-each time with a new seed; medians are printed.
+- fork: the launcher's `launch` call (the warm worker's forks into the job's namespaces,
+  the handshake, the cgroup);
+- start: the launched job until it acknowledged the load (limits and filter applied, the
+  submission imported; for a hosted problem the trusted driver got ready beside it);
+- setup+1st: the first case, including the model's set-up;
+- cases: the other correctness cases;
+- timed: the warm-up and the timed repetitions, each after the reference timed beside it
+  (judge/run/pacer.py); speed problems only;
+- report: the last case until the report is written.
+
+`1st` is when the first case's verdict reaches the caller, counted from the start. The queue
+is not in this path (an idle embedded queue adds no wait): bench_torch_latency_web.py adds
+it, with the web layer around.
+
+Both rows go through the same warm `runner.api.Runner` that `judge serve` uses with the
+sandbox. Each problem is judged `--n` times per row with the reference solution, each time
+with a new seed; medians are printed.
 
     python bench/bench_torch_latency.py [--n 3] [--problems greedy-generate,kv-cache]
 """
@@ -22,8 +35,11 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -31,42 +47,75 @@ from judge.kinds.registry import kind_of
 from judge.problem.problemset import ProblemSet
 from judge.problem.spec import ProblemSpec
 from judge.run.judge_source import TrustedInputs
-from judge.run.phase import Phase
+from judge.run.phase import Phase, Stage
+from judge.run.session import Session
 from runner.api import Runner
 from runner.seedstock import draw_seed
 
+COLUMNS = ("reference", "calib", "fork", "start", "setup+1st", "cases", "timed", "report")
+AFTER_CASES = (Stage.WARM_UP, Stage.TIMED, Stage.REPORTING)
+SHOWN = (*COLUMNS, "total", "1st")
+
 
 @dataclass
-class Phases:
-    """Seconds of one submission, by phase."""
+class Marks:
+    """perf_counter stamps of one submission's run, in the order they happen."""
 
-    reference: float = 0.0
-    calibration: float = 0.0
-    judge: float = 0.0
-    first_progress: float = 0.0
-    verdicts: list[str] = field(default_factory=list)
+    events: list[tuple[float, str]] = field(default_factory=list)
 
-    @property
-    def total(self) -> float:
-        return self.reference + self.calibration + self.judge
+    def mark(self, what: str) -> None:
+        self.events.append((time.perf_counter(), what))
+
+    def first(self, what: str, after: float = 0.0) -> float | None:
+        return next((t for t, w in self.events if w == what and t >= after), None)
 
 
-def judge_once(runner: Runner, problem: ProblemSpec, seed: int) -> Phases:
-    """The Runner's own path (runner.api.Runner.judge), timed phase by phase."""
-    phases = Phases()
+@contextmanager
+def marked(runner: Runner, marks: Marks) -> Iterator[None]:
+    """The job's launch and its load's answer, stamped; each hook calls the original."""
+    launch = runner.launcher.launch
+    exchange = Session._exchange
+
+    def launch_marked(*args: Any, **kwargs: Any) -> Any:
+        marks.mark("launch")
+        try:
+            return launch(*args, **kwargs)
+        finally:
+            marks.mark("launched")
+
+    def exchange_marked(self: Session, *args: Any, **kwargs: Any) -> Any:
+        got = exchange(self, *args, **kwargs)
+        if not getattr(self, "_bench_loaded", False):  # a session's first exchange: the load
+            self._bench_loaded = True  # type: ignore[attr-defined]
+            marks.mark("loaded")
+        return got
+
+    runner.launcher.launch = launch_marked  # type: ignore[method-assign]
+    Session._exchange = exchange_marked  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Session._exchange = exchange  # type: ignore[method-assign]
+        del runner.launcher.launch  # the class's own again
+
+
+def judge_once(runner: Runner, problem: ProblemSpec, seed: int) -> dict[str, float]:
+    """The Runner's own path (runner.api.Runner.judge), timed phase by phase (seconds)."""
+    marks = Marks()
     start = time.perf_counter()
-    with runner.gate.busy():
+    with runner.gate.busy(), marked(runner, marks):
         entry = runner.cache.entry(problem, seed)
-        phases.reference = time.perf_counter() - start
-        mark = time.perf_counter()
+        marks.mark("calibrating")
         cpu = runner.cache.cpu(problem, seed, runner.launcher)
-        phases.calibration = time.perf_counter() - mark
-        mark = time.perf_counter()
-        first: list[float] = []
+        marks.mark("judging")
 
         def progress(phase: Phase) -> None:
-            if phase.done and not first:  # the first case's verdict is in
-                first.append(time.perf_counter())
+            if phase.done == 1:
+                marks.mark("first case")
+            if phase.stage in AFTER_CASES:
+                marks.mark("cases done")
+            if phase.stage is Stage.REPORTING:
+                marks.mark("reporting")
 
         trusted = TrustedInputs(entry.cases, entry.expected, entry.budget, cpu)
         report = kind_of(problem).judge(
@@ -77,9 +126,30 @@ def judge_once(runner: Runner, problem: ProblemSpec, seed: int) -> Phases:
             progress=progress,
             trusted=trusted,
         )
-        phases.judge = time.perf_counter() - mark
-    phases.first_progress = (first[0] if first else time.perf_counter()) - start
-    phases.verdicts.append(report.verdict.value)
+    end = time.perf_counter()
+    judging = marks.first("judging") or end
+    launch = marks.first("launch", judging) or judging
+    launched = marks.first("launched", launch) or launch
+    loaded = marks.first("loaded", launched) or launched
+    first = marks.first("first case", loaded) or loaded
+    cases_done = marks.first("cases done", loaded) or first
+    reporting = marks.first("reporting", loaded) or cases_done
+    calibrating = marks.first("calibrating") or start
+    phases = {
+        "reference": calibrating - start,
+        "calib": judging - calibrating,
+        "fork": launched - launch,
+        "start": loaded - launched,
+        "setup+1st": first - loaded,
+        "cases": cases_done - first,
+        "timed": reporting - cases_done,
+        # Everything else the judging did: the report, and the gap between the judging's
+        # start and the job's launch (the trusted driver or pacer started first).
+        "report": end - reporting + (launch - judging),
+        "total": end - start,
+        "1st": first - start,
+    }
+    phases["AC"] = float(report.verdict.value == "AC")
     return phases
 
 
@@ -100,9 +170,19 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def row(label: str, runs: list[dict[str, float]]) -> str:
+    cells = [f"{median([r[c] for r in runs]):>{max(len(c), 5)}.2f}" for c in SHOWN]
+    return f"{label:26} " + " ".join(cells)
+
+
+def header() -> str:
+    names = " ".join(f"{c:>{max(len(c), 5)}}" for c in SHOWN)
+    return f"{'problem':26} {names}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=3, help="submissions per problem per column")
+    parser.add_argument("--n", type=int, default=3, help="submissions per problem per row")
     parser.add_argument("--problems", default="", help="comma-separated slugs (default: torch)")
     args = parser.parse_args()
     problems = ProblemSet(None)
@@ -110,33 +190,22 @@ def main() -> int:
     chosen = [problems.get(s) for s in wanted] or [
         p for p in problems.all() if p.tier == "torch" and kind_of(p).runs_code
     ]
-    header = (
-        f"{'problem':20} {'fresh: ref':>10} {'calib':>6} {'judge':>6} {'total':>6} "
-        f"{'1st':>5} | {'ready: judge':>12} {'1st':>5} | {'ratio':>5}"
-    )
-    print(header)
-    print("-" * len(header))
+    print(header())
+    print("-" * len(header()))
     with Runner(pool_size=2, ready_seeds=1) as runner:
         for problem in chosen:
             fresh = [judge_once(runner, problem, draw_seed()) for _ in range(args.n)]
             ready = [
                 judge_once(runner, problem, ready_seed(runner, problem)) for _ in range(args.n)
             ]
-            f_total = median([p.total for p in fresh])
-            r_total = median([p.total for p in ready])
-            print(
-                f"{problem.slug:20} {median([p.reference for p in fresh]):10.2f} "
-                f"{median([p.calibration for p in fresh]):6.2f} "
-                f"{median([p.judge for p in fresh]):6.2f} {f_total:6.2f} "
-                f"{median([p.first_progress for p in fresh]):5.2f} | "
-                f"{r_total:12.2f} {median([p.first_progress for p in ready]):5.2f} | "
-                f"{f_total / r_total:5.1f}",
-                flush=True,
-            )
-            verdicts = {v for p in fresh + ready for v in p.verdicts}
-            if verdicts != {"AC"}:
-                print(f"  the reference was not AC on every seed: {sorted(verdicts)}")
-    print("seconds, medians; `1st` is first progress; ratio = fresh total / ready total")
+            print(row(f"{problem.slug} fresh", fresh), flush=True)
+            print(row(f"{problem.slug} ready", ready), flush=True)
+            if not all(r["AC"] for r in fresh + ready):
+                print("  the reference was not AC on every seed")
+    print(
+        "seconds, medians; `fresh`: a new hidden seed, `ready`: one from the stock; "
+        "`1st` is the first case's verdict, from the start"
+    )
     return 0
 
 

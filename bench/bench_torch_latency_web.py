@@ -20,8 +20,10 @@ they do:
   seed's cases and the reference's answers); a wait at the gate over 0.5 s (a speed
   problem's judging waits there for a step of the seed stock to end) is said under the row;
 - calib: the CPU-rule reference job (a CPU-rule problem with no calibration yet);
-- fork+start: launching the job until it acknowledged the load (fork from the warm worker,
-  sandbox, interpreter and libraries, the submission imported);
+- fork: launching the job: the warm worker's forks into the job's namespaces, the handshake,
+  the cgroup (the launcher's `launch` call);
+- start: the launched job until it acknowledged the load (its limits and filter applied,
+  the submission imported, for a hosted problem the driver's side ready);
 - setup+1st: the first case, including the model's set-up;
 - cases: the other correctness cases;
 - timed: the warm-up and the timed repetitions, each after the reference timed in the
@@ -77,7 +79,8 @@ COLUMNS = (
     "queue",
     "prep",
     "calib",
-    "fork+start",
+    "fork",
+    "start",
     "setup+1st",
     "cases",
     "timed",
@@ -170,7 +173,10 @@ def instrumented(timeline: Timeline) -> Iterator[None]:
     def launch(original: Any) -> Any:
         def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
             timeline.mark(timeline.current, "launch")
-            return original(self, *args, **kwargs)
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                timeline.mark(timeline.current, "launched")
 
         return wrapped
 
@@ -230,20 +236,22 @@ def split(timeline: Timeline, sub: Submitted) -> dict[str, float]:
     if case0 is None:
         raise RuntimeError(f"submission {sub.submission_id} never ran a case: {events}")
     launches = [t for t, what, _ in events if what == "launch" and t <= case0]
-    launched = launches[-1] if launches else case0
+    launch = launches[-1] if launches else case0
+    launched = first(lambda w, p: w == "launched", launch) or launch
     loaded = first(lambda w, p: w == "loaded", case0) or case0
     case1 = first(lambda w, p: p is not None and p.done >= 1, case0) or loaded
     cases_end = first(lambda w, p: p is not None and p.stage in AFTER_CASES, case0) or case1
     reporting = first(lambda w, p: p is not None and p.stage is Stage.REPORTING, case0)
     reporting = reporting or cases_end
-    calib_start = calib if calib is not None and calib < launched else launched
+    calib_start = calib if calib is not None and calib < launch else launch
     gate = first(lambda w, p: w == "gate") or claimed
     seen = sub.verdict_seen
     return {
         "queue": claimed - sub.submitted,
         "prep": calib_start - claimed,
-        "calib": launched - calib_start,
-        "fork+start": loaded - launched,
+        "calib": launch - calib_start,
+        "fork": launched - launch,
+        "start": loaded - launched,
         "setup+1st": case1 - loaded,
         "cases": cases_end - case1,
         "timed": reporting - cases_end,

@@ -18,7 +18,8 @@ COLUMNS = (
     "queue",
     "prep",
     "calib",
-    "fork+start",
+    "fork",
+    "start",
     "setup+1st",
     "cases",
     "timed",
@@ -44,9 +45,10 @@ def test_the_web_torch_latency_benchmark_splits_a_submission_into_its_phases(
     assert all(column in header for column in COLUMNS), header
     row = next(line for line in lines if line.startswith(SLUG))
     figures = re.findall(r"\d+\.\d\d", row)
-    # Ten phase columns, then the fresh submission's total and first progress.
-    assert len(figures) == 12, row
-    phases = [float(f) for f in figures[:8]]
-    total = float(figures[8])
+    # Eleven columns (nine phases, the total, the first progress seen), then the fresh
+    # submission's total and first progress.
+    assert len(figures) == 13, row
+    phases = [float(f) for f in figures[:9]]
+    total = float(figures[9])
     assert abs(sum(phases) - total) < 0.05, row  # the phases add up to Submit-to-verdict
     assert "not AC" not in done.stdout, done.stdout
