@@ -177,10 +177,11 @@ def moved(source: Transformer, device: str) -> Transformer:
 
 
 def warm(names: tuple[str, ...] | None = None) -> list[str]:
-    """Load every named checkpoint that is present (all of them by default); return the names
-    loaded. A runner worker calls this once, before it forks any job."""
+    """Load every named checkpoint that is present (all of them when `names` is None, none
+    for an empty tuple); return the names loaded. A runner worker calls this once, before
+    it forks any job: a warm worker loads them all, a fresh one its problem's."""
     loaded = []
-    for name in names or tuple(CHECKPOINTS):
+    for name in tuple(CHECKPOINTS) if names is None else names:
         try:
             folder(name)
         except CheckpointNotFoundError:

@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
 # withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
 # from the worker is in every job forked from it, so nothing a problem withholds is here.
 TORCH_PRELOAD = ("torch", "mini_llm.zoo")
+# A preload entry naming a checkpoint, not a module: what a fresh (cold) worker loads for
+# its one job's problem (problem.toml `models`; runner/worker.py).
+MODEL_PREFIX = "model:"
 # The rest of mini_llm, imported by each torch job for itself, less what its problem
 # withholds ([submission] withheld): the part the learner is asked to write.
 JOB_LIBRARY = (

@@ -39,6 +39,7 @@ from runner.jobspace import (
     set_rlimits,
 )
 from runner.seccomp_policy import build_filter
+from runner.torch_library import MODEL_PREFIX
 
 if TYPE_CHECKING:
     from runner.weight_image import WeightImage as _WeightImage
@@ -81,8 +82,10 @@ def main() -> None:
 _weights: _WeightImage | None = None
 
 
-def _preload(modules: list[str], warm: bool) -> list[str]:
-    """Import what jobs will need, so that no job pays for it (never touches CUDA)."""
+def _preload(wanted: list[str], warm: bool) -> list[str]:
+    """Import what jobs will need, so that no job pays for it (never touches CUDA). Entries
+    `model:NAME` are checkpoints: a fresh (cold) worker loads those alone, the ones its job's
+    problem names (problem.toml `models`); a warm worker loads every checkpoint."""
     global _weights  # set once, before the first fork
     # The loop every job runs, and the finder of a problem that withholds a part.
     import judge.problem.withheld
@@ -91,6 +94,8 @@ def _preload(modules: list[str], warm: bool) -> list[str]:
     # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
     # a job gets the environment bubblewrap gave the worker, nothing preloading added.
     environment = dict(os.environ)
+    modules = [name for name in wanted if not name.startswith(MODEL_PREFIX)]
+    models = tuple(name[len(MODEL_PREFIX) :] for name in wanted if name.startswith(MODEL_PREFIX))
     for name in modules:
         __import__(name)
     loaded = list(modules)
@@ -102,7 +107,7 @@ def _preload(modules: list[str], warm: bool) -> list[str]:
         # The problems' checkpoints, read once here: every job forked from this worker finds
         # them in memory, so no job pays for loading them. A warm worker forks many jobs, so
         # it moves them where a fork copies no page tables for them (runner/weight_image.py).
-        loaded += [f"model:{name}" for name in zoo.warm()]
+        loaded += [f"{MODEL_PREFIX}{name}" for name in zoo.warm(None if warm else models)]
         if warm:
             from runner.weight_image import WeightImage  # noqa: PLC0415 (imports torch)
 

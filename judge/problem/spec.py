@@ -112,6 +112,9 @@ class ProblemSpec:
     # never available to the submission (judge/problem/withheld.py; in the sandbox, not in the job)
     withheld: tuple[str, ...] = ()
     driver: DriverSide = DriverSide.JOB  # [driver] side: where cases.py runs
+    # problem.toml `models`: the mini_llm checkpoints its cases load (zoo names). A fresh
+    # sandbox worker loads these before its job and no others; a warm one has them all.
+    models: tuple[str, ...] = ()
 
     @property
     def hosted(self) -> bool:
@@ -306,6 +309,7 @@ class CommonFields:
         withheld: tuple[str, ...] = (),
         kind: str | None = None,  # a registered kind's name; else code, or quiz with `quiz`
         driver: DriverSide = DriverSide.JOB,
+        models: tuple[str, ...] = (),
     ) -> ProblemSpec:
         if kind is None:
             kind = ProblemKind.CODE if quiz is None else ProblemKind.QUIZ
@@ -334,6 +338,7 @@ class CommonFields:
             has_editorial=has_editorial(folder),
             withheld=withheld,
             driver=driver,
+            models=models,
         )
 
 
@@ -413,7 +418,24 @@ def _build(data: dict[str, object], folder: Path, file: str) -> ProblemSpec:
         speed=speed,
         withheld=_withheld(submission, common.tier),
         driver=_driver(Fields(f.optional_table("driver"), file, "driver"), cpu_rule),
+        models=_models(f, common.tier),
     )
+
+
+def _models(f: Fields, tier: str) -> tuple[str, ...]:
+    """`models`: the checkpoints the cases load, by mini_llm.zoo name (checked against
+    what they load by tests/problems/test_problem_models.py)."""
+    if "models" not in f.data:
+        return ()
+    names = f.strings("models")
+    if tier != "torch":
+        raise SpecError(f.file, "models", "only a torch-tier problem loads checkpoints")
+    for name in names:
+        if not SLUG_RE.match(name):
+            raise SpecError(f.file, "models", f"{name!r} is not a checkpoint's name")
+    if len(set(names)) != len(names):
+        raise SpecError(f.file, "models", "lists a checkpoint twice")
+    return tuple(names)
 
 
 def _driver(f: Fields, cpu_rule: CpuRule | None) -> DriverSide:

@@ -17,7 +17,7 @@ from runner.job import SandboxJob
 from runner.layout import CODE_PACKAGES, REPO_ROOT, SandboxLayout, build_layout
 from runner.nvml import DeviceMemoryReader, NvmlMissing, open_nvml
 from runner.pool import WorkerPool
-from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
+from runner.torch_library import JOB_LIBRARY, MODEL_PREFIX, TORCH_PRELOAD
 from runner.trusted_child import TrustedChild
 from runner.trusted_worker_process import TrustedWorkerError, TrustedWorkerProcess
 from runner.worker_process import WorkerError, WorkerProcess
@@ -124,7 +124,8 @@ class SandboxLauncher:
     def launch(
         self, problem: ProblemSpec, limits: Limits, device: Device = Device.CPU
     ) -> _PooledJob:
-        return self.launch_tier(problem.tier, limits, job_library(problem), device)
+        library = job_library(problem)
+        return self.launch_tier(problem.tier, limits, library, device, problem.models)
 
     def launch_tier(
         self,
@@ -132,6 +133,7 @@ class SandboxLauncher:
         limits: Limits,
         library: tuple[str, ...] = (),
         device: Device = Device.CPU,
+        models: tuple[str, ...] = (),
     ) -> _PooledJob:
         """A job for a problem of `tier` ("browser" or "torch") under `limits`, importing the
         mini_llm modules in `library` (a browser-tier job needs none), on `device` (the
@@ -148,8 +150,10 @@ class SandboxLauncher:
         try:
             held.take(self._job_slots)
             held.take(self.gpu_slots if on_gpu else None)
-            # A fresh (cold) worker imports only what the tier needs; warm ones have everything.
-            worker = pool.acquire(self.preload if tier == "torch" else ())
+            # A fresh (cold) worker imports only what the tier needs and loads only the
+            # checkpoints its problem names (`models`); warm ones have everything.
+            cold = (*self.preload, *(f"{MODEL_PREFIX}{name}" for name in models))
+            worker = pool.acquire(cold if tier == "torch" else ())
         except BaseException:
             held.release()
             raise

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judge.problem.problemset import ProblemSet
+from judge.record import replace
 from judge.verdict import Verdict
 from runner.api import Runner
 
@@ -57,3 +58,28 @@ def test_a_job_that_poisons_the_shared_models_leaves_the_next_job_clean() -> Non
     assert before.verdict is Verdict.AC, before.to_dict()
     assert poisoned.verdict is Verdict.AC, poisoned.to_dict()
     assert after.verdict is Verdict.AC, [c.message for c in after.cases]
+
+
+def _loaded_are(names: list[str]) -> str:
+    return (
+        ATTENTION
+        + f"""
+from mini_llm import zoo
+
+assert sorted(zoo._loaded) == {names!r}, f"the worker had loaded {{sorted(zoo._loaded)}}"
+"""
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_a_fresh_worker_loads_only_the_checkpoints_its_problem_names() -> None:
+    """A cold launcher starts a worker per job: it loads what problem.toml `models` names
+    (attention-decode: none; here also the same problem naming one), never all four."""
+    problem = ProblemSet().get("attention-decode")
+    naming_one = replace(problem, models=("qwen3-gqa",))
+    with Runner(pool_size=0) as runner:
+        none = runner.judge(problem, _loaded_are([]))
+        one = runner.judge(naming_one, _loaded_are(["qwen3-gqa"]))
+    assert none.verdict is Verdict.AC, none.to_dict(admin=True)
+    assert one.verdict is Verdict.AC, one.to_dict(admin=True)
