@@ -130,6 +130,8 @@ def _setstate(self: Any, state: tuple[object, ...]) -> None:
 
 
 def _make(cls: type, frozen: bool) -> type:
+    if any(hasattr(base, "__record_fields__") for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__name__}: a record does not inherit another's fields")
     namespace = dict(cls.__dict__)
     names = tuple(namespace.get("__annotations__", {}))
     fields = tuple(_Field(name, namespace.pop(name, _MISSING)) for name in names)

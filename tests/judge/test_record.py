@@ -126,6 +126,14 @@ def test_a_field_without_a_default_after_one_with_is_refused_when_the_class_is_m
             b: int  # type: ignore[misc]
 
 
+def test_a_record_made_from_another_is_refused_rather_than_losing_its_fields() -> None:
+    with pytest.raises(TypeError, match="does not inherit"):
+
+        @record
+        class Point3(Point):
+            z: int = 0
+
+
 def test_is_record_tells_records_from_other_objects() -> None:
     assert is_record(Point(1)) and not is_record(object())
 
