@@ -29,7 +29,6 @@ class _Options:
     """What the C scanner reads from its context: json.JSONDecoder's defaults."""
 
     __slots__ = (
-        "memo",
         "object_hook",
         "object_pairs_hook",
         "parse_constant",
@@ -45,7 +44,6 @@ class _Options:
         self.parse_float = float
         self.parse_int = int
         self.parse_constant = parse_constant
-        self.memo: dict[str, str] = {}
 
 
 def _constant(name: str) -> float:
