@@ -170,10 +170,6 @@ def record(cls: Any = None, /, *, frozen: bool = True) -> Any:
     return _make(cls, frozen)
 
 
-def is_record(obj: object) -> bool:
-    return hasattr(type(obj), "__record_fields__")
-
-
 def replace(obj: R, /, **changes: object) -> R:
     """A copy of the record `obj` with `changes`: made through its class, as a new one is."""
     cls = type(obj)

@@ -58,6 +58,12 @@ def test_version_changes_when_any_file_changes(make_problem: MakeProblem) -> Non
         ("memory_mb = 128", "", "limits.memory_mb"),
         ("memory_mb = 128", "memory_mb = 128\ndevice_memory_mb = 8", "limits.device_memory_mb"),
         ("memory_mb = 128", 'memory_mb = 128\ndevice_memory_mb = "4G"', "limits.device_memory_mb"),
+        # The checkpoints a torch problem's cases load: none for a browser-tier problem, each
+        # once, each a checkpoint's name, in a list.
+        ('tags = ["test"]', 'tags = ["test"]\nmodels = ["qwen3-gqa"]', "models"),
+        ('tier = "browser"', 'tier = "torch"\nmodels = ["qwen3-gqa", "qwen3-gqa"]', "models"),
+        ('tier = "browser"', 'tier = "torch"\nmodels = ["../etc"]', "models"),
+        ('tier = "browser"', 'tier = "torch"\nmodels = "qwen3-gqa"', "models"),
     ],
 )
 def test_invalid_problem_toml_names_file_and_field(

@@ -46,7 +46,17 @@ def test_an_edited_problem_is_loaded_again_with_its_new_version(
     assert after.version != before.version
 
 
-@pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x05N."])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not a pickle",
+        b"\x80\x05N.",  # a pickle of None
+        b"\x80\x05\x95",  # cut short
+        b"\x80\x05\x8c\x0bno_such_mod\x94\x8c\x01X\x94\x93\x94.",  # a class nowhere
+        b"(" * 100_000,  # nested past any stack
+    ],
+)
 def test_a_damaged_cache_file_is_passed_over(
     make_problem: MakeProblem, tmp_path: Path, content: bytes
 ) -> None:
