@@ -26,6 +26,7 @@ import sys
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from runner.huge_pages import collapse_heap
 from runner.jobspace import (
     JOB_DIR,
     MAX_CGROUP_FILES,
@@ -55,10 +56,14 @@ def main() -> None:
     (a warm worker forks many jobs, a cold one a single job)."""
     sock_fd, uid, gid = (int(arg) for arg in sys.argv[1:4])
     make_undumpable()
-    loaded = _preload(sys.argv[5:], warm=sys.argv[4] == "warm")
+    warm = sys.argv[4] == "warm"
+    loaded = _preload(sys.argv[5:], warm)
+    # A warm worker forks many jobs: its heap in huge pages makes each fork and exit cheaper
+    # (runner/huge_pages.py). A cold one forks once, and the collapse would cost more.
+    huge = collapse_heap() if warm else 0
     flt = build_filter()
     sock = socket.socket(fileno=sock_fd)
-    sock.send(json.dumps({"ready": True, "preloaded": loaded}).encode())
+    sock.send(json.dumps({"ready": True, "preloaded": loaded, "huge_page_bytes": huge}).encode())
     while True:
         try:
             data, fds, _flags, _addr = socket.recv_fds(
