@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +16,12 @@ from judge.grading.outcome import ExitInfo
 from judge.problem.device import Device, DevicePolicy, choose_device, gpu_nodes
 from judge.problem.limits import Limits
 from judge.problem.spec import ProblemSpec
+from judge.run.spawned_child import CHILD_FDS, SpawnedChild, available, boot_closing_inherited
 from judge.run.workdir import WorkDir
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import subprocess
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the judge package
 SESSION_ACCOUNTING = "the child's session, walked in /proc"
@@ -40,14 +44,18 @@ def child_command(
     tier: str,
     user: ChildUser | None = None,
     device: Device = Device.CPU,
+    workdir: Path | None = None,
 ) -> list[str]:
-    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages)."""
+    """`python -I` running the child loop; `-S` too for the browser tier (no site-packages).
+    With `workdir`, the child changes into it and closes every descriptor above 4 itself
+    (a spawned child: judge/run/spawned_child.py)."""
     flags = ["-I", "-S"] if tier == "browser" else ["-I"]
     python, site_dirs = (user.python, user.site_dirs) if user else (sys.executable, ())
     sites = "".join(f"site.addsitedir({d!r}); " for d in site_dirs if tier != "browser")
     config = child_config(limits, tier, device)
     boot = (
-        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+        (boot_closing_inherited(str(workdir)) if workdir is not None else "")
+        + f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
         + (f"import site; {sites}" if sites else "")
         + f"from judge.run.child_main import main; main({request_fd}, {result_fd}, {config!r})"
     )
@@ -82,55 +90,63 @@ class LocalProcess:
     ) -> None:
         req_r, self.request_fd = os.pipe()
         self.result_fd, res_w = os.pipe()
+        self._spawned: SpawnedChild | None = None
+        self._popen: subprocess.Popen[bytes] | None = None
         try:
-            self._proc = subprocess.Popen(
-                child_command(req_r, res_w, limits, problem.tier, user, device),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(req_r, res_w),
-                cwd=workdir,
-                env=child_environment(),
-                start_new_session=True,  # its own process group, so kill() reaches grandchildren
-                user=user.uid if user else None,
-                group=user.gid if user else None,
-                extra_groups=[] if user else None,
-                umask=0o077 if user else -1,
-            )
+            if user is None and available():
+                argv = child_command(*CHILD_FDS, limits, problem.tier, None, device, workdir)
+                self._spawned = SpawnedChild(argv, child_environment(), req_r, res_w)
+                self.pid = self._spawned.pid
+                self.stdout_fd, self.stderr_fd = self._spawned.stdout_fd, self._spawned.stderr_fd
+            else:
+                self._popen = _popen(req_r, res_w, problem, limits, workdir, user, device)
+                assert self._popen.stdout is not None and self._popen.stderr is not None
+                self.pid = self._popen.pid
+                self.stdout_fd = self._popen.stdout.fileno()
+                self.stderr_fd = self._popen.stderr.fileno()
+        except BaseException:
+            for fd in (self.request_fd, self.result_fd):
+                os.close(fd)
+            raise
         finally:
             os.close(req_r)
             os.close(res_w)
-        assert self._proc.stdout is not None and self._proc.stderr is not None
-        self.stdout_fd = self._proc.stdout.fileno()
-        self.stderr_fd = self._proc.stderr.fileno()
         self._workdir = workdir
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
 
     def kill(self) -> None:
         try:
-            os.killpg(self._proc.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
 
     def wait(self, timeout: float) -> ExitInfo:
-        try:
-            code = self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
+        code = self._wait(timeout)
+        if code is None:
             self.kill()
-            code = self._proc.wait()
+            code = self._wait(None)
+            assert code is not None  # a wait without a timeout returns only with the exit
         if code < 0:
             sig = -code
             return ExitInfo(None, sig, cpu_limit=sig == signal.SIGXCPU)
         return ExitInfo(code, None)
 
+    def _wait(self, timeout: float | None) -> int | None:
+        """The exit code (-N for signal N), or None if it was still running after `timeout`."""
+        if self._spawned is not None:
+            return self._spawned.wait(timeout)
+        assert self._popen is not None
+        import subprocess  # noqa: PLC0415 (only a child run as another user is a Popen)
+
+        try:
+            return self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
     def cpu_seconds(self) -> float | None:
         """The child's whole session (it was started in its own): its helpers count too."""
         from judge.run.cpu_clock import session_cpu_seconds
 
-        return session_cpu_seconds(self._proc.pid)
+        return session_cpu_seconds(self.pid)
 
     def pause(self) -> None:
         self._signal_session(signal.SIGSTOP)
@@ -139,9 +155,9 @@ class LocalProcess:
         self._signal_session(signal.SIGCONT)
 
     def _signal_session(self, sig: signal.Signals) -> None:
-        # Its own process group from the start (start_new_session): helpers it forked too.
+        # Its own process group from the start (a new session): helpers it forked too.
         try:
-            os.killpg(self._proc.pid, sig)
+            os.killpg(self.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
@@ -152,17 +168,46 @@ class LocalProcess:
 
     def cleanup(self) -> None:
         self.kill()
-        try:
-            self._proc.wait(5.0)  # reap, so no zombie or ResourceWarning is left behind
-        except subprocess.TimeoutExpired:
-            pass
+        self._wait(5.0)  # reap, so no zombie or ResourceWarning is left behind
         self.close_requests()
         if self.result_fd >= 0:
             os.close(self.result_fd)
             self.result_fd = -1
-        for stream in (self._proc.stdout, self._proc.stderr):
-            if stream is not None:
-                stream.close()
+        if self._spawned is not None:
+            self._spawned.close_pipes()
+        elif self._popen is not None:
+            for stream in (self._popen.stdout, self._popen.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def _popen(
+    request: int,
+    result: int,
+    problem: ProblemSpec,
+    limits: Limits,
+    workdir: Path,
+    user: ChildUser | None,
+    device: Device,
+) -> subprocess.Popen[bytes]:
+    """The child through Popen: as another user (a root server's), or where this platform
+    cannot spawn it (judge/run/spawned_child.py says which)."""
+    import subprocess  # noqa: PLC0415 (about 4 ms that a learner's `judge run` never pays)
+
+    return subprocess.Popen(
+        child_command(request, result, limits, problem.tier, user, device),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(request, result),
+        cwd=workdir,
+        env=child_environment(),
+        start_new_session=True,  # its own process group, so kill() reaches grandchildren
+        user=user.uid if user else None,
+        group=user.gid if user else None,
+        extra_groups=[] if user else None,
+        umask=0o077 if user else -1,
+    )
 
 
 def child_environment() -> dict[str, str]:

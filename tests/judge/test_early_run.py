@@ -40,7 +40,8 @@ def solution(tmp_path: Path) -> Path:
 
 
 def _left_behind(tmp_path: Path, children: list[_Counted]) -> tuple[list[str], list[int]]:
-    running = [c.pid for c in children if c._proc.poll() is None]
+    # Running, or exited but never reaped: either is a child left behind.
+    running = [c.pid for c in children if Path(f"/proc/{c.pid}").exists()]
     return sorted(p.name for p in (tmp_path / "tmp").iterdir()), running
 
 
