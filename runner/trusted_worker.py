@@ -38,9 +38,16 @@ if TYPE_CHECKING:
 
 MESSAGE_BYTES = 1 << 16
 CHILD_FDS = 5  # status socket, request read end, result write end, stdout, stderr
-# What the children import: the child loop and the hosted-submission channel of a trusted
-# driver, torch, every part of mini_llm (trusted code withholds nothing), the checkpoints.
-PRELOAD = ("judge.run.child", "judge.run.remote", *TORCH_PRELOAD, *JOB_LIBRARY)
+# What the children import: the child loop, the hosted-submission channel of a trusted
+# driver and the job's device its cases read, torch, every part of mini_llm (trusted code
+# withholds nothing), the checkpoints.
+PRELOAD = (
+    "judge.run.child",
+    "judge.run.remote",
+    "judge.run.job_device",
+    *TORCH_PRELOAD,
+    *JOB_LIBRARY,
+)
 
 
 class _Child:

@@ -92,9 +92,16 @@ def _preload(wanted: list[str], warm: bool) -> list[str]:
     `model:NAME` are checkpoints: a fresh (cold) worker loads those alone, the ones its job's
     problem names (problem.toml `models`); a warm worker loads every checkpoint."""
     global _weights  # set once, before the first fork
-    # The loop every job runs, and the finder of a problem that withholds a part.
+    # The loop every job runs, the finder of a problem that withholds a part, and what the
+    # loop imports only when a job asks: the device a job's load names (every torch problem's
+    # cases read it), a capstone's hosted engine, the CPU rule's process filter. Imported in
+    # each job, those were 4-5 ms of it on a 2-core Xeon: a fork's first writes make an import
+    # dearer there than in a fresh interpreter.
     import judge.problem.withheld
-    import judge.run.child  # noqa: F401 (imported for the forks, not used here)
+    import judge.run.child
+    import judge.run.job_device
+    import judge.run.remote
+    import judge.run.threads_only  # noqa: F401 (imported for the forks, not used here)
 
     # Loading a model sets TORCHINDUCTOR_CACHE_DIR (naming the worker's user, under /tmp);
     # a job gets the environment bubblewrap gave the worker, nothing preloading added.
