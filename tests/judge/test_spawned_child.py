@@ -146,3 +146,29 @@ def _is_other_process(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
     except OSError:
         return True
+
+
+def test_judge_run_judges_through_a_spawned_child_without_importing_subprocess(
+    tmp_path: Path,
+) -> None:
+    """A whole `judge run` of a real problem: the verdict, and no `subprocess` (nor the
+    `threading` it brings) in the parent when it exits."""
+    repo = Path(__file__).resolve().parents[2]
+    code = textwrap.dedent(
+        """
+        import atexit, runpy, sys
+        atexit.register(lambda: print(sorted({"subprocess", "threading"} & set(sys.modules)),
+                                      file=sys.stderr))
+        sys.argv = ["judge.py", "run", "kv-bytes-per-token",
+                    "problems/kv-bytes-per-token/reference.py"]
+        runpy.run_path("judge.py", run_name="__main__")
+        """
+    )
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "JUDGE_SPEC_CACHE": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, env=env,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Accepted" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"
