@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import textwrap
 import unicodedata
 from collections.abc import Sequence
 
@@ -82,6 +81,10 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], wrap_last: bool 
 def _wrapped(text: str, columns: int) -> list[str]:
     """`text` in lines of at most `columns` characters; every character kept (a word longer
     than a line is broken, never dropped)."""
+    if not text:  # every row of a passing run: no need to import textwrap (2 ms) for it
+        return [""]
+    import textwrap  # noqa: PLC0415
+
     return textwrap.wrap(text, columns, break_on_hyphens=False) or [""]
 
 
