@@ -74,21 +74,30 @@ class SpawnedChild:
                 os.close(fd)
         self.stdout_fd, self.stderr_fd = out_r, err_r
         self.returncode: int | None = None
-        self._pidfd = os.pidfd_open(self.pid)
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except ProcessLookupError:  # already exited and reaped: a parent ignoring SIGCHLD
+            self._pidfd = -1
 
     def wait(self, timeout: float | None) -> int | None:
         """The exit as Popen.returncode says it (-N: killed by signal N), or None if it was
         still running after `timeout` seconds. Reaps the child once it has exited."""
         if self.returncode is not None:
             return self.returncode
-        if timeout is not None:
+        if timeout is not None and self._pidfd >= 0:
             readable, _, _ = select.select([self._pidfd], [], [], max(0.0, timeout))
             if not readable:
                 return None
-        _, status = os.waitpid(self.pid, 0)
-        self.returncode = os.waitstatus_to_exitcode(status)
-        os.close(self._pidfd)
-        self._pidfd = -1
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:
+            # Reaped by the kernel already (SIGCHLD ignored): how it ended is lost, as Popen
+            # says in that case too.
+            self.returncode = 0
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+            self._pidfd = -1
         return self.returncode
 
     def close_pipes(self) -> None:

@@ -172,3 +172,16 @@ def test_judge_run_judges_through_a_spawned_child_without_importing_subprocess(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Accepted" in done.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_a_parent_that_ignores_sigchld_still_waits_without_an_error(tmp_path: Path) -> None:
+    """The kernel reaps the child itself there; the wait reports an exit, as Popen does."""
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        child, req_w, res_r = _spawn(tmp_path, "pass")
+        os.close(req_w)
+        _read_all(res_r)  # its result end closes when it exits
+        assert child.wait(30.0) == 0
+        child.close_pipes()
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
