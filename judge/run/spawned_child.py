@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 from collections.abc import Sequence
 
 CHILD_FDS = (3, 4)  # where the child finds the request read end and the result write end
-_SIGPIPE, _SIGXFSZ = 13, 25  # Linux's numbers; no `signal` import (its enums) for two ints
 
 
 def available() -> bool:
@@ -62,7 +62,7 @@ class SpawnedChild:
             ]
             self.pid = os.posix_spawn(
                 argv[0], list(argv), env, file_actions=actions, setsid=True,
-                setsigdef=(_SIGPIPE, _SIGXFSZ),
+                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),
             )  # fmt: skip
         except BaseException:
             for fd in (out_r, err_r):
