@@ -32,8 +32,12 @@ def collapse_heap(maps_path: str = "/proc/self/maps") -> int:
     madvise = _madvise()
     if madvise is None:
         return 0
+    try:
+        ranges = _anonymous_ranges(maps_path)
+    except (OSError, ValueError):  # no /proc, or a line it cannot read: fork as before
+        return 0
     collapsed = 0
-    for start, end in _anonymous_ranges(maps_path):
+    for start, end in ranges:
         if madvise(start, end - start, _MADV_COLLAPSE) == 0:
             collapsed += end - start
     return collapsed
