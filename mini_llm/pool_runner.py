@@ -23,10 +23,10 @@ allows) raise PoolError, since nothing could be computed for them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import torch
 
+from mini_llm.chunk import Chunk, ChunkRecord
 from mini_llm.errors import CacheError
 from mini_llm.model import Transformer
 
@@ -35,31 +35,6 @@ MAX_FAULTS = 20  # recorded per runner; the first one is what a learner needs
 
 class PoolError(CacheError):
     """A forward call the runner cannot compute (outside the pool, over the step's budget)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One request's tokens at positions start .. start + len(tokens) - 1, and the blocks
-    that hold (or will hold) its positions 0 .. start + len(tokens) - 1."""
-
-    request: int
-    tokens: tuple[int, ...]
-    start: int
-    table: tuple[int, ...]
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.tokens)
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
-    """What one step computed for one request: the timeline's cell."""
-
-    request: int
-    start: int
-    length: int
-    blocks: tuple[int, ...]
 
 
 class PoolRunner:

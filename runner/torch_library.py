@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
     import torch  # noqa: F401
 
     import mini_llm.attention
+    import mini_llm.chunk
     import mini_llm.generation
     import mini_llm.kv_cache
     import mini_llm.paged_cache
@@ -24,16 +25,20 @@ if TYPE_CHECKING:  # the names below, as imports (F401: nothing here uses them)
     import mini_llm.zoo  # noqa: F401
 
 # What a warm worker imports for every torch job: torch, and the part of mini_llm no problem
-# withholds (the zoo's checkpoints, their weights and forward pass). Anything a job imports
-# from the worker is in every job forked from it, so nothing a problem withholds is here.
-TORCH_PRELOAD = ("torch", "mini_llm.zoo")
+# withholds (the zoo's checkpoints, their weights and forward pass; the modules of the job
+# library that do no exercise's part, so that no job pays for importing them). Anything a
+# job imports from the worker is in every job forked from it, so nothing a problem withholds
+# is here (tests/judge/test_withheld.py holds each entry to that).
+TORCH_PRELOAD = ("torch", "mini_llm.zoo", "mini_llm.chunk", "mini_llm.sampling")
 # A preload entry naming a checkpoint, not a module: what a fresh (cold) worker loads for
 # its one job's problem (problem.toml `models`; runner/worker.py).
 MODEL_PREFIX = "model:"
-# The rest of mini_llm, imported by each torch job for itself, less what its problem
-# withholds ([submission] withheld): the part the learner is asked to write.
+# The mini_llm modules a torch job may use, imported by each job for itself (nothing to do
+# for those a warm worker preloaded), less what its problem withholds ([submission]
+# practises): the part the learner is asked to write.
 JOB_LIBRARY = (
     "mini_llm.attention",
+    "mini_llm.chunk",
     "mini_llm.kv_cache",
     "mini_llm.paged_cache",
     "mini_llm.pool_runner",

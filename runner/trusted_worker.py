@@ -30,7 +30,7 @@ import sys
 import traceback
 from typing import TYPE_CHECKING
 
-from runner.huge_pages import collapse_heap
+from runner.fork_heap import prepare_for_forks
 from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 
 if TYPE_CHECKING:
@@ -107,11 +107,12 @@ def _preload() -> list[str]:
     zoo = sys.modules["mini_llm.zoo"]
     models = [f"model:{name}" for name in zoo.warm()]
     # Every child is a fork of this process: with the checkpoints in a weight image and the
-    # heap in huge pages, a fork and its exit cost 4 ms instead of 27 (2-core Xeon).
+    # heap made ready (runner/fork_heap.py), a fork and its exit cost 4 ms instead of 27
+    # (2-core Xeon).
     from runner.weight_image import WeightImage  # noqa: PLC0415 (imports torch)
 
     _weights = WeightImage(zoo.loaded_models())
-    collapse_heap()
+    prepare_for_forks()
     # A CUDA context does not survive fork: if an import initialised it, every child would break.
     if torch.cuda.is_initialized():
         raise RuntimeError("CUDA was initialised while preloading; children could not use it")

@@ -26,7 +26,7 @@ import sys
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from runner.huge_pages import collapse_heap
+from runner.fork_heap import prepare_for_forks
 from runner.jobspace import (
     JOB_DIR,
     MAX_CGROUP_FILES,
@@ -58,9 +58,10 @@ def main() -> None:
     make_undumpable()
     warm = sys.argv[4] == "warm"
     loaded = _preload(sys.argv[5:], warm)
-    # A warm worker forks many jobs: its heap in huge pages makes each fork and exit cheaper
-    # (runner/huge_pages.py). A cold one forks once, and the collapse would cost more.
-    huge = collapse_heap() if warm else 0
+    # A warm worker forks many jobs: its objects frozen, malloc's free pages given back and
+    # the heap in huge pages make each fork, the job's writes and its exit cheaper
+    # (runner/fork_heap.py). A cold one forks once, and that would cost more than it saves.
+    huge = prepare_for_forks() if warm else 0
     flt = build_filter()
     sock = socket.socket(fileno=sock_fd)
     sock.send(json.dumps({"ready": True, "preloaded": loaded, "huge_page_bytes": huge}).encode())

@@ -69,7 +69,8 @@ class WorkerProcess:
             self.close()
             raise WorkerError(f"worker sent {ready!r} instead of ready")
         self.preloaded = tuple(ready.get("preloaded", ()))
-        # Bytes of its heap the worker moved into huge pages (runner/huge_pages.py).
+        # Bytes of its anonymous memory in huge pages once the worker readied its heap for
+        # forks (runner/fork_heap.py).
         huge = ready.get("huge_page_bytes", 0)
         self.huge_page_bytes = huge if type(huge) is int else 0
         self.start_seconds = time.monotonic() - started

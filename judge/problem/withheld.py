@@ -55,6 +55,7 @@ LIBRARY_PARTS: dict[str, tuple[str, ...]] = {
     "mini_llm.pool_runner": ("kv-cache", "paged-kv", "ragged-batch"),
     "mini_llm.serving_trace": ("decoding-loop", "kv-cache", "paged-kv", "ragged-batch"),
     "mini_llm.sampling": (),
+    "mini_llm.chunk": (),
 }
 # Why a module that does none of a problem's parts is left in its job: what it is for.
 LIBRARY_ROLES = {
@@ -65,6 +66,7 @@ LIBRARY_ROLES = {
     "mini_llm.pool_runner": "a model computing over a pool of KV blocks (the capstone's runner)",
     "mini_llm.serving_trace": "the capstone's traces and their driver",
     "mini_llm.sampling": "picks the next token from logits (greedy is one argmax)",
+    "mini_llm.chunk": "the values an engine hands the capstone's runner (a chunk, its record)",
 }
 
 

@@ -25,7 +25,7 @@ from judge.problem.withheld import (
     message_for,
     withheld_name,
 )
-from runner.torch_library import JOB_LIBRARY
+from runner.torch_library import JOB_LIBRARY, TORCH_PRELOAD
 
 TORCH_TOML = TOML.replace('tier = "browser"', 'tier = "torch"')
 
@@ -81,6 +81,17 @@ def test_every_module_of_the_job_library_is_withheld_or_left_for_a_stated_reason
         for module in JOB_LIBRARY:
             does = set(LIBRARY_PARTS[module]) & practised
             assert (module in problem.withheld) == bool(does), (problem.slug, module, does)
+
+
+def test_no_problem_withholds_a_module_a_warm_worker_preloads() -> None:
+    """What a warm worker imports is in every job it forks, whatever the job's problem: so
+    each mini_llm module it preloads does no exercise's part, and no problem withholds it."""
+    preloaded = {m for m in TORCH_PRELOAD if m.startswith("mini_llm.")}
+    assert {"mini_llm.chunk", "mini_llm.sampling"} <= preloaded
+    for module in preloaded:
+        assert LIBRARY_PARTS.get(module, ()) == (), module
+    for problem in ProblemSet().all():
+        assert not preloaded.intersection(problem.withheld), problem.slug
 
 
 def _practised(problem) -> set[str]:  # type: ignore[no-untyped-def]

@@ -102,10 +102,12 @@ class KVCache:
 """
 
 # Takes the finder away, then looks for the withheld part every way it can: the import
-# system, the file, the folder, every object the garbage collector knows.
+# system, the file, the folder, every object the garbage collector knows (the worker's own
+# objects too: it froze them before forking, and unfreezing hands them back to gc).
 LOOK_EVERYWHERE = """\
 import gc, os, sys
 sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "WithheldFinder"]
+gc.unfreeze()
 found = {}
 try:
     import mini_llm.kv_cache
@@ -210,6 +212,7 @@ def test_a_withheld_part_cannot_be_found_in_the_job_by_any_route(
         "modules": [
             "mini_llm",
             "mini_llm.attention",
+            "mini_llm.chunk",
             "mini_llm.config",
             "mini_llm.errors",
             "mini_llm.loading",

@@ -1,4 +1,5 @@
-"""A forking worker's heap gathered into huge pages (runner/huge_pages.py)."""
+"""A forking worker's heap made cheap to fork (runner/fork_heap.py): its objects frozen,
+malloc's free pages given back, the rest gathered into huge pages."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from judge.problem.problemset import ProblemSet
 from judge.run.judge_source import judge_source
-from runner.huge_pages import _anonymous_ranges, collapse_heap
+from runner.fork_heap import _anonymous_ranges, _huge_bytes, collapse_heap
 from runner.launchers.sandbox import SandboxLauncher
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def test_collapsing_keeps_every_byte_and_backs_the_memory_with_huge_pages() -> N
     code = textwrap.dedent(
         """
         import sys
-        from runner.huge_pages import collapse_heap
+        from runner.fork_heap import collapse_heap
         data = bytearray(64 << 20)
         for i in range(0, len(data), 4096):
             data[i] = i // 4096 % 251
@@ -82,6 +83,52 @@ def test_a_process_whose_maps_cannot_be_read_collapses_nothing_and_starts_anyway
     assert collapse_heap(str(garbled)) == 0
 
 
+def test_the_count_of_huge_pages_is_the_kernels_and_nothing_where_it_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    """What the worker reports is AnonHugePages as smaps_rollup says, not the calls'
+    results (a call can fail after collapsing most of its range)."""
+    maps = tmp_path / "maps"
+    maps.write_text("", encoding="ascii")  # no range: nothing attempted, nothing read
+    rollup = tmp_path / "rollup"
+    rollup.write_text("Rss: 10 kB\nAnonHugePages:    4096 kB\n", encoding="ascii")
+    assert collapse_heap(str(maps), str(rollup)) == 0
+    assert _huge_bytes(str(rollup)) == 4 * MIB
+    assert _huge_bytes(str(tmp_path / "absent")) == 0
+    rollup.write_text("AnonHugePages: many kB\n", encoding="ascii")
+    assert _huge_bytes(str(rollup)) == 0
+
+
+def test_preparing_for_forks_freezes_the_objects_and_gives_malloc_free_pages_back() -> None:
+    """In a process of its own: 64 MiB of small freed objects stay resident in malloc's heap
+    until the preparation gives them back; the collector's objects are frozen after it."""
+    code = textwrap.dedent(
+        """
+        import gc
+        from runner.fork_heap import prepare_for_forks
+        def anonymous_kb():
+            rollup = open("/proc/self/smaps_rollup").read()
+            return int(rollup.split("Anonymous:")[1].split()[0])
+        keep = [bytes(100) for _ in range(1000)]
+        chunks = [bytearray(100_000) for _ in range(640)]  # below the mmap threshold
+        for c in chunks:
+            c[::4096] = b"x" * len(c[::4096])
+        tail = bytearray(10)  # allocated last: the heap's top stays in use
+        del chunks
+        before = anonymous_kb()
+        prepare_for_forks()
+        print(before - anonymous_kb(), gc.get_freeze_count())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    released_kb, frozen = (int(x) for x in done.stdout.split())
+    assert frozen > 1000
+    assert released_kb >= 32 * 1024, "malloc kept the freed pages resident"
+
+
 @pytest.mark.timeout(300)
 def test_a_warm_torch_worker_forks_its_jobs_from_huge_pages_and_a_cold_one_does_not(
     warm_launcher: SandboxLauncher,
@@ -108,7 +155,7 @@ def test_a_warm_torch_worker_forks_its_jobs_from_huge_pages_and_a_cold_one_does_
 
 
 def _kernel_collapses() -> bool:
-    code = "from runner.huge_pages import collapse_heap; b = bytearray(16 << 20); print(collapse_heap())"
+    code = "from runner.fork_heap import collapse_heap; b = bytearray(16 << 20); print(collapse_heap())"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
     )
