@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import struct
 import sys
 
@@ -183,6 +184,39 @@ def test_vectorised_tensor_errors_match_the_pure_python_ones(
     assert [m is None for m in pure] == [True, True] + [False] * 6, pure
     assert "first bad index [2, 7]" in pure[4].reason  # type: ignore[union-attr]
     assert "non-finite value nan at index [0, 0]" in pure[6].reason  # type: ignore[union-attr]
+
+
+def test_the_quick_closeness_check_never_passes_what_the_element_errors_fail() -> None:
+    """The torch tier first asks torch.isclose whether every element is close, and reads the
+    element errors only when it is not: so isclose may say no where the errors would pass
+    (an expected infinity or NaN accepts any value there), never yes where they would not.
+    Values on and around the tolerance's edges, infinities, NaN, both zeros, every float
+    dtype, three tolerances (a seeded draw: the same pairs every run)."""
+    torch = pytest.importorskip("torch")
+    from judge.problem.checkers import _all_close_torch, _float_errors
+    from judge.wire.tensor import from_torch
+
+    edges = [0.0, -0.0, 1.0, -1.0, 1e-5, 2e-5, 1.00001, 1.0001, 1.00011, 0.9999, 1e-30]
+    edges += [3.4e38, -3.4e38, math.inf, -math.inf, math.nan]
+    specs = [
+        CheckSpec("tensor", rel_tol=1e-4, abs_tol=1e-5),
+        CheckSpec("tensor", rel_tol=0.0, abs_tol=0.0),
+        CheckSpec("tensor", rel_tol=1e-3, abs_tol=1e-5),
+    ]
+    rng = random.Random(5)
+    decided_by_errors = 0
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        for _ in range(400):
+            n = rng.randint(0, 4)
+            got = from_torch(torch.tensor([rng.choice(edges) for _ in range(n)], dtype=dtype))
+            expected = from_torch(torch.tensor([rng.choice(edges) for _ in range(n)], dtype=dtype))
+            for spec in specs:
+                first_bad, _, _, non_finite = _float_errors(got, expected, spec)
+                passes = first_bad < 0 and non_finite < 0
+                quick = _all_close_torch(torch, got, expected, spec)
+                assert passes or not quick, (got, expected, spec)
+                decided_by_errors += passes and not quick
+    assert decided_by_errors > 0  # the draw reaches the pairs only the errors pass
 
 
 def test_unchecked_keys_are_carried_but_never_compared() -> None:
