@@ -40,13 +40,18 @@ MESSAGE_BYTES = 1 << 16
 CHILD_FDS = 5  # status socket, request read end, result write end, stdout, stderr
 # What the children import: the child loop, the hosted-submission channel of a trusted
 # driver and the job's device its cases read, torch, every part of mini_llm (trusted code
-# withholds nothing), the checkpoints.
-PRELOAD = (
-    "judge.run.child",
-    "judge.run.remote",
-    "judge.run.job_device",
-    *TORCH_PRELOAD,
-    *JOB_LIBRARY,
+# withholds nothing), the checkpoints. Once each: a module of the job library may also be
+# in the torch preload (those no problem withholds).
+PRELOAD = tuple(
+    dict.fromkeys(
+        (
+            "judge.run.child",
+            "judge.run.remote",
+            "judge.run.job_device",
+            *TORCH_PRELOAD,
+            *JOB_LIBRARY,
+        )
+    )
 )
 
 
