@@ -152,12 +152,11 @@ def test_a_reader_runs_a_wrong_solution_then_the_reference_in_the_chapter_page(
         assert "这里要填一个数" in number.locator(".quiz-mark").inner_text()
         # A choice is marked only by the platform, which this site does not name.
         choice = quiz.locator('[data-question="why-reusable"]')
+        # Unanswered, the first run marked it wrong: wait for this run's mark, not any mark.
+        assert choice.get_attribute("data-verdict") == "WA"
         choice.locator('input[value="causal"]').check()
         quiz.locator('[data-action="run"]:not([disabled])').click()
-        page.wait_for_function(
-            "() => document.querySelector('[data-question=why-reusable]').dataset.verdict"
-        )
-        assert choice.get_attribute("data-verdict") == "unchecked"
+        quiz.locator('[data-question="why-reusable"][data-verdict="unchecked"]').wait_for()
         assert "只有平台能判" in quiz.locator('[data-role="results"]').inner_text()
         assert elsewhere == [], elsewhere
 
