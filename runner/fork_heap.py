@@ -7,7 +7,8 @@ inherits of it cheaper, each measured on a 2-core Xeon (docs/BENCHMARKS.md, issu
 
 1. Python's collector freezes the worker's objects (`gc.freeze`): a collection in the job
    then never walks them, and walking one writes to its header, so the job would copy the
-   4 KiB page it sits on.
+   4 KiB page it sits on. The full collection before it takes about 50 ms, once per warm
+   worker, beside the 1-2 s of its `import torch`.
 2. malloc gives its free pages back (`malloc_trim`): freed chunks inside the heap were still
    resident and shared with every job, so a job's new tensor that landed there copied the
    worker's garbage page by page (a write-protect fault and a 4 KiB copy each) instead of

@@ -374,13 +374,13 @@ def _close_floats(
     got: TensorData, expected: TensorData, spec: CheckSpec, where: _Path
 ) -> Mismatch | None:
     torch = sys.modules.get("torch")  # the torch tier has it loaded already; never import it
-    if torch and _all_close_torch(torch, got, expected, spec):
-        return None
-    stats = (
-        _float_errors_torch(torch, got, expected, spec)
-        if torch
-        else _float_errors(got, expected, spec)
-    )
+    if torch:
+        g, e = _as_float64(torch, got), _as_float64(torch, expected)
+        if _all_close_torch(torch, g, e, spec):
+            return None
+        stats = _float_errors_torch(torch, g, e, spec)
+    else:
+        stats = _float_errors(got, expected, spec)
     first_bad, max_abs, max_rel, non_finite = stats
     if non_finite >= 0:
         bad = got.values()[non_finite]
@@ -421,28 +421,21 @@ def _float_errors(got: TensorData, expected: TensorData, spec: CheckSpec) -> _Er
     return first_bad, max_abs, max_rel, -1
 
 
-def _all_close_torch(
-    torch: ModuleType, got: TensorData, expected: TensorData, spec: CheckSpec
-) -> bool:
-    """True only where _float_errors would find nothing wrong: every element within
+def _all_close_torch(torch: ModuleType, g: Any, e: Any, spec: CheckSpec) -> bool:
+    """For the answer and the expected values as float64 tensors (_as_float64): true only
+    where _float_errors would find nothing wrong: every element within
     |g - e| <= atol + rtol * |e| in float64, or the same infinity as expected. One
     comparison, where the errors take some twenty tensor operations and are needed only for
     a failure's message: in a burst of attention-decode submissions they were a quarter of
     the runner's own busy time. False sends the pair to the errors, which decide it (they
     also accept what this does not look at: any value where the expected one is not
     finite)."""
-    close = torch.isclose(
-        _as_float64(torch, got), _as_float64(torch, expected), spec.rel_tol, spec.abs_tol
-    )
-    return bool(close.all())
+    return bool(torch.isclose(g, e, spec.rel_tol, spec.abs_tol).all())
 
 
-def _float_errors_torch(
-    torch: ModuleType, got: TensorData, expected: TensorData, spec: CheckSpec
-) -> _Errors:
-    """The same numbers as _float_errors, vectorised: tensors of a million elements are common."""
-    g = _as_float64(torch, got)
-    e = _as_float64(torch, expected)
+def _float_errors_torch(torch: ModuleType, g: Any, e: Any, spec: CheckSpec) -> _Errors:
+    """The same numbers as _float_errors, vectorised (tensors of a million elements are
+    common), for the answer and the expected values as float64 tensors (_as_float64)."""
     finite_e = torch.isfinite(e)
     non_finite = (~torch.isfinite(g) & finite_e).nonzero()
     if len(non_finite):

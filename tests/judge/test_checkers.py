@@ -193,7 +193,7 @@ def test_the_quick_closeness_check_never_passes_what_the_element_errors_fail() -
     Values on and around the tolerance's edges, infinities, NaN, both zeros, every float
     dtype, three tolerances (a seeded draw: the same pairs every run)."""
     torch = pytest.importorskip("torch")
-    from judge.problem.checkers import _all_close_torch, _float_errors
+    from judge.problem.checkers import _all_close_torch, _as_float64, _float_errors
     from judge.wire.tensor import from_torch
 
     edges = [0.0, -0.0, 1.0, -1.0, 1e-5, 2e-5, 1.00001, 1.0001, 1.00011, 0.9999, 1e-30]
@@ -213,7 +213,8 @@ def test_the_quick_closeness_check_never_passes_what_the_element_errors_fail() -
             for spec in specs:
                 first_bad, _, _, non_finite = _float_errors(got, expected, spec)
                 passes = first_bad < 0 and non_finite < 0
-                quick = _all_close_torch(torch, got, expected, spec)
+                g, e = _as_float64(torch, got), _as_float64(torch, expected)
+                quick = _all_close_torch(torch, g, e, spec)
                 assert passes or not quick, (got, expected, spec)
                 decided_by_errors += passes and not quick
     assert decided_by_errors > 0  # the draw reaches the pairs only the errors pass
