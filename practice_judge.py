@@ -9,7 +9,6 @@ The only module that knows every package, and nothing imports it. It hands the c
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -18,6 +17,8 @@ from judge.errors import UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from judge.problem.device import DevicePolicy
     from judge.run.interfaces import Launcher
 
@@ -72,9 +73,18 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`judge ...` and `python judge.py ...`: exit codes and --json output as the core CLI's."""
+    """One `judge ...` command, in this process: exit codes and --json output as the core
+    CLI's."""
     return cli.main(argv, sandbox=sandbox_launcher, commands=COMMANDS)
 
 
+def entry() -> NoReturn:
+    """The `judge` command and `python judge.py`: the command, then the process ends
+    without the interpreter's teardown where that is safe (judge/commands/process_exit.py)."""
+    from judge.commands.process_exit import end_process
+
+    end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

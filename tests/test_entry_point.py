@@ -221,3 +221,54 @@ def test_the_installed_command_names_itself_in_its_hints(
     assert printed == "judge run kv-bytes-per-token kv_bytes_per_token.py"
     judged = _typed(printed, here, env)
     assert judged.returncode == 1 and "Accepted" not in judged.stdout  # the starter fails
+
+
+def _entry_with(prelude: str, argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`judge ARGV` through practice_judge.entry(), after `prelude` ran in the same process."""
+    script = tmp_path / "judge_with_prelude.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {str(REPO)!r})\nsys.argv = ['judge', *{argv!r}]\n"
+        f"{prelude}\nfrom practice_judge import entry\nentry()\n"
+    )
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_command_ends_with_its_exit_code_after_the_exit_handlers_ran(tmp_path: Path) -> None:
+    """The process skips the interpreter's teardown, not what a normal exit does that anyone
+    could see: the handlers registered with atexit run, their output and the report's arrive
+    whole, and the exit code is the verdict's."""
+    wrong = REPO / "problems/kv-bytes-per-token/solutions/wrong/forgets_gqa.py"
+    prelude = "import atexit\natexit.register(print, 'the exit handler ran')"
+    proc = _entry_with(prelude, ["run", "kv-bytes-per-token", str(wrong), "--json"], tmp_path)
+    assert proc.returncode == 1, proc.stderr  # a wrong answer: EXIT_FAIL
+    report, _, after = proc.stdout.rpartition("}")
+    assert json.loads(report + "}")["verdict"] == "WA"
+    assert after.strip() == "the exit handler ran"
+
+
+def test_the_command_waits_for_a_thread_still_running_as_a_normal_exit_does(
+    tmp_path: Path,
+) -> None:
+    """A thread that is not a daemon finishes its work before the process ends."""
+    done = tmp_path / "done"
+    prelude = (
+        "import threading, time, pathlib\n"
+        f"def work():\n    time.sleep(0.5)\n    pathlib.Path({str(done)!r}).write_text('yes')\n"
+        "threading.Thread(target=work).start()"
+    )
+    proc = _entry_with(prelude, ["list"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert done.read_text() == "yes"
+
+
+def test_a_profiled_command_still_prints_the_profile() -> None:
+    """`python -m cProfile judge.py ...` prints its table after the script returns: the
+    process must not end before it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-s", "cumtime", "judge.py", "list"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "kv-bytes-per-token" in proc.stdout and "function calls" in proc.stdout
