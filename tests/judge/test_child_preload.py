@@ -1,5 +1,5 @@
 """A local child of a torch problem imports torch when it starts, beside the parent's own
-import, not when the submission arrives (judge/run/child_main.py); a browser problem's
+import, not when the submission arrives (judge/run/launch.py, TIER_PRELOAD); a browser problem's
 child never imports it, and a problem's withheld mini_llm parts stay hidden."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from judge.commands.cli import main
+from judge.problem.problemset import ProblemSet
+from judge.run.launch import child_command
 
 REPO = Path(__file__).resolve().parents[2]
 PROBE = 'import sys\nprint("torch imported before me:", "torch" in sys.modules)\n'
@@ -45,13 +47,13 @@ def test_a_browser_problems_child_does_not_import_torch(
 def test_the_preload_leaves_mini_llm_to_the_submissions_own_imports() -> None:
     """Only torch is imported early: a problem's withheld parts of mini_llm are hidden when
     the submission loads, so nothing of mini_llm may be imported before it."""
-    code = (
-        "import sys; sys.path.insert(0, '.'); from judge.run.child_main import preload_torch; "
-        "preload_torch(); print('torch' in sys.modules, sorted(m for m in sys.modules "
-        "if m.startswith(('mini_llm', 'judge.problem', 'judge.run.child.'))))"
-    )
+    limits = ProblemSet(REPO / "problems").get("attention-decode").limits
+    boot = child_command(3, 4, limits, "torch")[-1]
+    before_main, _, _ = boot.rpartition("from judge.run.child_main import main")
+    shown = "print('torch' in sys.modules, sorted(m for m in sys.modules if 'mini_llm' in m))"
     out = subprocess.run(
-        [sys.executable, "-I", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+        [sys.executable, "-I", "-c", before_main + shown],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True []"
