@@ -1,10 +1,11 @@
 """This checkout against an earlier one, side by side in one run: did a change slow judging?
 
-The five paths of the speed issue, each measured alternately in both trees (base, this,
+The paths of the speed issue, each measured alternately in both trees (base, this,
 this, base, ...) so that drift on a shared machine hits both alike:
 
   judge run   a whole `python judge.py run kv-bytes-per-token reference.py` process (wall),
-              beside a bare `python -c pass` of the same interpreter (the "x bare" ratio)
+              beside a bare `python -c pass` of the same interpreter (the "x bare" ratio);
+              and the same for attention-decode, a torch problem (torch in both processes)
   warm        a correct submission judged by a warm sandboxed worker, one at a time: the
               latency the caller sees minus the cases' own time (the runner's overhead), for
               a browser-tier and a torch-tier problem
@@ -111,16 +112,24 @@ def alternate(trees: dict[str, Path], i: int) -> list[str]:
     return list(trees) if i % 2 == 0 else list(reversed(trees))
 
 
-def measure_cli(trees: dict[str, Path], runs: int) -> dict[str, list[float]]:
-    """Wall ms of `judge run` per tree, and of a bare interpreter (key "bare")."""
-    judge_run = [sys.executable, "judge.py", "run", CLI_PROBLEM]
-    judge_run.append(f"problems/{CLI_PROBLEM}/reference.py")
+def measure_cli(trees: dict[str, Path], runs: int, torch_runs: int) -> dict[str, list[float]]:
+    """Wall ms of `judge run` per tree (keys base, this), of a bare interpreter (bare), and
+    of a torch problem's `judge run` per tree (torch:base, torch:this)."""
     times: dict[str, list[float]] = {name: [] for name in [*trees, "bare"]}
     for i in range(runs):
         times["bare"].append(timed_process([sys.executable, "-c", "pass"], REPO))
         for name in alternate(trees, i):
-            times[name].append(timed_process(judge_run, trees[name]))
+            times[name].append(timed_process(_judge_run(CLI_PROBLEM), trees[name]))
+    for name in trees:
+        times[f"torch:{name}"] = []
+    for i in range(torch_runs):
+        for name in alternate(trees, i):
+            times[f"torch:{name}"].append(timed_process(_judge_run(TORCH_PROBLEM), trees[name]))
     return times
+
+
+def _judge_run(slug: str) -> list[str]:
+    return [sys.executable, "judge.py", "run", slug, f"problems/{slug}/reference.py"]
 
 
 class TreeChild:
@@ -242,8 +251,9 @@ def print_table(base: str, cli: dict[str, list[float]], runners: Samples, args) 
         f"{when}, {os.cpu_count()} cores, {cpu_model()}; base {base}; medians; ratio = this / base"
     )
     print(
-        f"({args.cli_runs} judge runs; {args.rounds} rounds of {args.jobs} warm submissions per "
-        f"problem, {2 * args.jobs} in pairs, {args.cold_jobs} cold)\n"
+        f"({args.cli_runs} judge runs, {args.torch_cli_runs} of the torch problem; "
+        f"{args.rounds} rounds of {args.jobs} warm submissions per problem, "
+        f"{2 * args.jobs} in pairs, {args.cold_jobs} cold)\n"
     )
     print("| path | base | this | ratio |")
     print("|---|---:|---:|---:|")
@@ -253,6 +263,7 @@ def print_table(base: str, cli: dict[str, list[float]], runners: Samples, args) 
         f"{statistics.median(cli['base']) / bare:.2f}x | "
         f"{statistics.median(cli['this']) / bare:.2f}x | |"
     )
+    print(row(f"`judge run {TORCH_PROBLEM}`, wall", cli["torch:base"], cli["torch:this"], "ms"))
     b, t = runners["base"], runners["this"]
     for slug, tier in ((BROWSER_PROBLEM, "browser"), (TORCH_PROBLEM, "torch")):
         key = f"warm:{slug}"
@@ -283,14 +294,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=10, help="warm submissions per round")
     parser.add_argument("--cold-jobs", type=int, default=2, help="cold submissions per round")
     parser.add_argument("--cli-runs", type=int, default=20)
+    parser.add_argument("--torch-cli-runs", type=int, default=6)
     args = parser.parse_args()
-    if min(args.rounds, args.jobs, args.cold_jobs, args.cli_runs) < 1:
-        parser.error("--rounds, --jobs, --cold-jobs and --cli-runs must be at least 1")
+    if min(args.rounds, args.jobs, args.cold_jobs, args.cli_runs, args.torch_cli_runs) < 1:
+        parser.error(
+            "--rounds, --jobs, --cold-jobs, --cli-runs and --torch-cli-runs must be at least 1"
+        )
     with base_tree(args.base) as base:
         trees = {"base": base, "this": REPO}
         for tree in trees.values():
             compile_code(tree)
-        cli = measure_cli(trees, args.cli_runs)
+        cli = measure_cli(trees, args.cli_runs, args.torch_cli_runs)
         runners = measure_runners(trees, args.rounds, args.jobs, args.cold_jobs)
     print_table(args.base, cli, runners, args)
 
