@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 from judge.commands import cli
 from judge.errors import UsageError
@@ -64,6 +65,17 @@ def runner(argv: list[str]) -> int:
     return run(argv)
 
 
+def checkpoint_files() -> list[Path]:
+    """Every checkpoint file a torch problem's cases and reference may load (mini_llm's
+    models folder): `judge run` keeps a problem's public answers while these, and the code
+    that computed them, are unchanged (judge/run/answer_cache.py). Asked only for a torch
+    problem, whose judging imports torch in this process anyway."""
+    from mini_llm.zoo import models_root
+
+    root = models_root()
+    return sorted(path for path in root.rglob("*") if path.is_file())
+
+
 COMMANDS = {
     "serve": cli.Command("start the web platform", serve),
     "worker": cli.Command("judge the Celery queue's submissions (JUDGE_BROKER_URL)", worker),
@@ -75,7 +87,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """One `judge ...` command, in this process: exit codes and --json output as the core
     CLI's."""
-    return cli.main(argv, sandbox=sandbox_launcher, commands=COMMANDS)
+    return cli.main(argv, sandbox=sandbox_launcher, commands=COMMANDS, checkpoints=checkpoint_files)
 
 
 def entry() -> NoReturn:

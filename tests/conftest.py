@@ -72,6 +72,17 @@ def _spec_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator
     patch.undo()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_answers_kept_between_runs() -> Iterator[None]:
+    """The command line's saved answers (judge/run/answer_cache.py) are off for the suite:
+    a test that patches the library or the reference in-process changes no file stamp, and
+    must not be judged with answers an earlier test computed. Its own tests turn it on."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("JUDGE_ANSWER_CACHE", "")
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def make_problem(tmp_path: Path) -> MakeProblem:
     """make_problem(files={...}, per_case=1.0, total=5.0, slug="add") -> the problem folder.

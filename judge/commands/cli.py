@@ -36,7 +36,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from judge.commands.early_run import EarlyRun
     from judge.grading.report import CaseResult, Report
+    from judge.run.answer_cache import Checkpoints
     from judge.run.interfaces import Launcher
+    from judge.run.judge_source import TrustedInputs
     from judge.run.launch import StartedLauncher
     from judge.run.phase import Progress
 
@@ -251,16 +253,19 @@ def main(
     sandbox: Callable[[DevicePolicy], Launcher] | None = None,
     commands: Mapping[str, Command] | None = None,
     invocation: Invocation | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> int:
     """Run one command; `sandbox` makes the launcher of `run --sandbox`, `commands` are
     the commands added from above the core. Hints name commands as `invocation`: by
-    default this process's own when argv is None, else `judge`."""
+    default this process's own when argv is None, else `judge`. `checkpoints` lists every
+    checkpoint file a torch problem may load: with it, `judge run` keeps such a problem's
+    public answers between runs (judge/run/answer_cache.py)."""
     if invocation is None:
         invocation = Invocation.of_this_process() if argv is None else INSTALLED
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
-            return _run(argv, sandbox, dict(commands or {}), invocation)
+            return _run(argv, sandbox, dict(commands or {}), invocation, checkpoints)
         finally:
             sys.stdout.flush()  # now, not at shutdown, so that a reader who left is seen here
     except BrokenPipeError:
@@ -273,6 +278,7 @@ def _run(
     sandbox: Callable[[DevicePolicy], Launcher] | None,
     added: dict[str, Command],
     invocation: Invocation,
+    checkpoints: Checkpoints | None = None,
 ) -> int:
     problems, rest = _leading_problems(argv)
     try:
@@ -284,6 +290,7 @@ def _run(
         try:
             args = build_parser(sandbox, added, invocation).parse_args(argv)
             args.early = early
+            args.checkpoints = checkpoints
             return COMMANDS[args.command](args)
         finally:
             if early is not None:
@@ -441,9 +448,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 problem, problem.limits, policy, start=problem.cpu_rule is None
             )
     try:
+        saved = _saved_answers(problem, args.seed, args.checkpoints, progress) if runs else None
         report = kind.judge(
             problem, source, seed=args.seed, launcher=launcher or started, progress=progress,
-            solution=str(args.file),
+            solution=str(args.file), trusted=saved,
         )  # fmt: skip
     finally:
         if started is not None:
@@ -463,6 +471,44 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_test = _command(args.invocation, args.problems, f"run {quoted} --show-test")
         print_report(report, problem, lang, show_test)
     return EXIT_OK if report.verdict is Verdict.AC else EXIT_FAIL
+
+
+def _saved_answers(
+    problem: ProblemSpec,
+    seed: int | None,
+    checkpoints: Checkpoints | None,
+    progress: Progress | None,
+) -> TrustedInputs | None:
+    """The public cases and the reference's answers of a torch problem that loads
+    checkpoints: kept from an earlier run while nothing they came from has changed, else
+    computed here and kept (judge/run/answer_cache.py). None where nothing is kept: the
+    judging computes them itself, and any failure of theirs becomes its IE report."""
+    if checkpoints is None or not problem.models:
+        return None  # a browser-tier `judge run` imports none of it
+    from judge.run import answer_cache
+
+    folder = answer_cache.default_folder()
+    if folder is None or not answer_cache.applies_to(problem, seed):
+        return None
+    from judge.problem.cases import build_cases
+    from judge.run.budget import budget_for
+    from judge.run.judge_source import TrustedInputs, expected_observations
+    from judge.run.phase import Phase, Stage
+
+    cache = answer_cache.AnswerCache(folder, checkpoints)
+    kept = cache.get(problem)
+    if kept is not None:
+        cases, expected = kept
+        return TrustedInputs(cases, expected, budget_for(expected))
+    try:
+        cases = build_cases(problem, seed)
+        if progress is not None:
+            progress(Phase.before(Stage.PREPARING, cases))
+        expected = expected_observations(problem, cases)
+    except Exception:  # noqa: BLE001 - the judging meets it again and reports it as IE
+        return None
+    cache.put(problem, cases, expected)
+    return TrustedInputs(cases, expected, budget_for(expected))
 
 
 def _device_policy(args: argparse.Namespace) -> DevicePolicy:
