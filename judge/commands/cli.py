@@ -448,7 +448,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 problem, problem.limits, policy, start=problem.cpu_rule is None
             )
     try:
-        saved = _saved_answers(problem, args.seed, args.checkpoints, progress) if runs else None
+        saved = _saved_answers(problem, args.seed, args.checkpoints) if runs else None
         report = kind.judge(
             problem, source, seed=args.seed, launcher=launcher or started, progress=progress,
             solution=str(args.file), trusted=saved,
@@ -474,15 +474,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _saved_answers(
-    problem: ProblemSpec,
-    seed: int | None,
-    checkpoints: Checkpoints | None,
-    progress: Progress | None,
+    problem: ProblemSpec, seed: int | None, checkpoints: Checkpoints | None
 ) -> TrustedInputs | None:
     """The public cases and the reference's answers of a torch problem that loads
-    checkpoints: kept from an earlier run while nothing they came from has changed, else
-    computed here and kept (judge/run/answer_cache.py). None where nothing is kept: the
-    judging computes them itself, and any failure of theirs becomes its IE report."""
+    checkpoints, kept from an earlier run while nothing they came from has changed; else
+    the judging computes them in its usual order and hands them over to be kept
+    (judge/run/answer_cache.py). None where nothing is kept."""
     if checkpoints is None or not problem.models:
         return None  # a browser-tier `judge run` imports none of it
     from judge.run import answer_cache
@@ -490,25 +487,17 @@ def _saved_answers(
     folder = answer_cache.default_folder()
     if folder is None or not answer_cache.applies_to(problem, seed):
         return None
-    from judge.problem.cases import build_cases
     from judge.run.budget import budget_for
-    from judge.run.judge_source import TrustedInputs, expected_observations
-    from judge.run.phase import Phase, Stage
+    from judge.run.judge_source import TrustedInputs
 
     cache = answer_cache.AnswerCache(folder, checkpoints)
     kept = cache.get(problem)
     if kept is not None:
         cases, expected = kept
         return TrustedInputs(cases, expected, budget_for(expected))
-    try:
-        cases = build_cases(problem, seed)
-        if progress is not None:
-            progress(Phase.before(Stage.PREPARING, cases))
-        expected = expected_observations(problem, cases)
-    except Exception:  # noqa: BLE001 - the judging meets it again and reports it as IE
-        return None
-    cache.put(problem, cases, expected)
-    return TrustedInputs(cases, expected, budget_for(expected))
+    computed_here = TrustedInputs()
+    computed_here.keep = lambda cases, expected: cache.put(problem, cases, expected)
+    return computed_here
 
 
 def _device_policy(args: argparse.Namespace) -> DevicePolicy:

@@ -49,7 +49,7 @@ class CodeKind(ProblemKindType):
         return judge_source(
             problem, source, seed=seed, launcher=launcher, limits=limits, progress=progress,
             cases=given.cases, expected=given.expected, budget=given.budget, cpu=given.cpu,
-            solution=solution, spread_limit=given.spread_limit,
+            solution=solution, spread_limit=given.spread_limit, keep=given.keep,
         )  # fmt: skip
 
     def public_bundle(self, problem: ProblemSpec) -> dict[str, object]:

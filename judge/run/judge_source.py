@@ -70,6 +70,7 @@ def judge_source(
     pace: bool = True,
     observed: dict[str, object] | None = None,
     spread_limit: float | None = None,
+    keep: Callable[[list[Case], dict[str, object]], None] | None = None,
 ) -> Report:
     """Judge `source` on `problem`. Raises SourceError for unacceptable source; any failure of
     the judge itself becomes an IE report, never a WA. `cases` (built for this `seed`),
@@ -83,7 +84,8 @@ def judge_source(
     when given, receives each case's observation as it arrived (`judge check` compares the
     reference's with the answers computed in this process: two runs of the reference).
     `spread_limit`: how widely a speed problem's paired timings may spread and still be
-    scored (None: the judge's own; a platform's setting otherwise)."""
+    scored (None: the judge's own; a platform's setting otherwise). `keep`, when given, is
+    called with the cases and their expected answers where this run computed both."""
     if problem.kind != ProblemKind.CODE:
         raise ValueError(f"{problem.slug} is a {problem.kind} problem: its kind judges it")
     source = validate_source(source)
@@ -92,6 +94,7 @@ def judge_source(
     run.pace = pace
     run.observed = observed
     run.spread_limit = spread_limit
+    run.keep = keep if cases is None and expected is None else None
     try:
         cases = run.cases if run.cases is not None else build_cases(problem, seed)
         limits = limits or problem.limits
@@ -155,7 +158,9 @@ class TrustedInputs:
     """What the trusted side brings to a run on one seed: cached (the runner's cache, `judge
     check`'s per-seed memo) or None, and then computed once the run needs it."""
 
-    __slots__ = ("budget", "cases", "cpu", "device", "expected", "observed", "pace", "spread_limit")
+    __slots__ = (
+        "budget", "cases", "cpu", "device", "expected", "keep", "observed", "pace", "spread_limit"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -170,6 +175,9 @@ class TrustedInputs:
         self.pace = True  # a speed problem's reference timed beside each timed case
         self.observed: dict[str, object] | None = None  # where a run's observations go
         self.spread_limit: float | None = None  # a speed score's widest spread (None: the judge's)
+        # Given the cases and their expected answers once a run has computed them (not when
+        # they were given): the command line keeps them for its next run (answer_cache.py).
+        self.keep: Callable[[list[Case], dict[str, object]], None] | None = None
 
 
 def expected_observations(
@@ -262,6 +270,8 @@ def _drive(
             if progress is not None:
                 progress(Phase.before(Stage.PREPARING, cases))
             want = expected_observations(problem, cases)
+            if run.keep is not None:
+                run.keep(cases, want)
         graded: list[CaseResult] = []
 
         def grade_now(case: Case, outcome: Outcome) -> None:

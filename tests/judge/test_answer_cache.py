@@ -206,3 +206,13 @@ def test_only_the_command_line_reads_saved_answers() -> None:
         if "AnswerCache(" in path.read_text(encoding="utf-8")
     )
     assert readers == ["judge/commands/cli.py"]
+
+
+def test_a_reference_that_fails_keeps_nothing_and_is_reported_as_before(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reference = setup.folder / "reference.py"
+    reference.write_text(reference.read_text().replace("return a + b", "return 1 // 0"))
+    for _ in range(2):
+        assert _run(setup, capsys, RIGHT)["verdict"] == "IE"
+    assert not setup.cache.exists() or not any(setup.cache.iterdir())
