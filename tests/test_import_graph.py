@@ -271,7 +271,7 @@ JUDGE_LAYERS: tuple[frozenset[str], ...] = tuple(
     for layer in (
         {"judge.record"},  # how a value object is made: below every word
         {"judge", "judge.messages", "judge.textcap", "judge.verdict"},
-        {"judge.errors"},
+        {"judge.errors", "judge.user_cache"},
         {"judge.wire"},
         {"judge.quiz"},
         {"judge.problem"},

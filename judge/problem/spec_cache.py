@@ -24,6 +24,7 @@ import pickle
 from pathlib import Path
 
 from judge.problem.spec import ProblemSpec
+from judge.user_cache import cache_folder, write_whole
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -47,11 +48,7 @@ _JUDGE = Path(__file__).resolve().parents[1]
 
 def default_folder() -> Path | None:
     """Where the command line keeps specs, or None where the user asked for none."""
-    chosen = os.environ.get("JUDGE_SPEC_CACHE")
-    if chosen is not None:
-        return Path(chosen) if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "practice-judge" / "specs"
+    return cache_folder("JUDGE_SPEC_CACHE", "specs")
 
 
 def _builders_stamp() -> tuple[tuple[str, int, int], ...]:
@@ -94,16 +91,5 @@ class SpecCache:
         """Store `spec` for the folder as it was stamped; silently nothing where the cache
         folder cannot be written."""
         entry = (FORMAT, self._builders, str(problem_folder.resolve()), stamp, spec)
-        target = self._file(problem_folder)
-        partial = target.with_name(f".{target.name}.{os.getpid()}")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            made = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(made, "wb") as f:
-                pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(partial, target)  # whole or not at all, for a reader beside us
-        except OSError:
-            try:
-                partial.unlink()
-            except OSError:
-                pass
+        data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+        write_whole(self._file(problem_folder), data)

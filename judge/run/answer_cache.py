@@ -37,6 +37,7 @@ from pathlib import Path
 
 from judge.problem.cases import Case
 from judge.problem.spec import ProblemSpec
+from judge.user_cache import cache_folder, write_whole
 
 FORMAT = 1  # raise when what a cache file holds changes shape
 Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
@@ -49,11 +50,7 @@ _INSTALLED = ("site-packages", "dist-packages")
 
 def default_folder() -> Path | None:
     """Where the command line keeps answers, or None where the user asked for none."""
-    chosen = os.environ.get("JUDGE_ANSWER_CACHE")
-    if chosen is not None:
-        return Path(chosen) if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "practice-judge" / "answers"
+    return cache_folder("JUDGE_ANSWER_CACHE", "answers")
 
 
 def applies_to(problem: ProblemSpec, seed: int | None) -> bool:
@@ -116,19 +113,7 @@ class AnswerCache:
             data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - e.g. a value pickle cannot keep: nothing kept
             return
-        target = self._file(problem)
-        partial = target.with_name(f".{target.name}.{os.getpid()}")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            made = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(made, "wb") as f:
-                f.write(data)
-            os.replace(partial, target)  # whole or not at all, for a reader beside us
-        except OSError:
-            try:
-                partial.unlink()
-            except OSError:
-                pass
+        write_whole(self._file(problem), data)
 
     def _checkpoint_stamps(self) -> Stamps:
         return tuple((str(p), _stamp(str(p))) for p in sorted(self._checkpoints()))
