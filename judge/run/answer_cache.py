@@ -86,16 +86,23 @@ class AnswerCache:
             # with a file (none yet, cut short, another judge's classes, garbage), the
             # answers are computed instead, as without a cache.
             return None
+        try:
+            return self._valid(problem, entry)
+        except Exception:  # noqa: BLE001 - a file of the right header and a wrong shape
+            # below it (another judge's, or one written by hand): computed again, as above.
+            return None
+
+    def _valid(
+        self, problem: ProblemSpec, entry: object
+    ) -> tuple[list[Case], dict[str, object]] | None:
+        """The entry's cases and answers where it was made for the problem as it is now, by
+        the code and checkpoints there are now; else None."""
         if type(entry) is not tuple or len(entry) != 7 or entry[:4] != self._header(problem):
             return None
         depends, cases, expected = entry[4:]
         if type(depends) is not tuple or _CHECKPOINTS_MARK not in depends:
             return None
-        try:
-            checkpoints_now = self._checkpoint_stamps()
-        except Exception:  # noqa: BLE001 - checkpoints that cannot be listed: nothing kept holds
-            return None
-        if not _restamp(depends) or _checkpoint_part(depends) != checkpoints_now:
+        if not _restamp(depends) or _checkpoint_part(depends) != self._checkpoint_stamps():
             return None
         if type(cases) is not list or type(expected) is not dict:
             return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -101,6 +102,7 @@ def _run(
     return report
 
 
+MARK = ("-- checkpoints --", (0, 0, 0, 0))  # where an entry's checkpoint stamps begin
 RIGHT = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
 
@@ -216,3 +218,23 @@ def test_a_reference_that_fails_keeps_nothing_and_is_reported_as_before(
     for _ in range(2):
         assert _run(setup, capsys, RIGHT)["verdict"] == "IE"
     assert not setup.cache.exists() or not any(setup.cache.iterdir())
+
+
+@pytest.mark.parametrize(
+    "depends",
+    [(5, MARK), (("a path alone",), MARK), ((["a", "list"], (1, 2, 3, 4)), MARK)],
+    ids=["a number", "a path without its stamp", "a list for a path"],
+)
+def test_a_kept_file_of_the_right_header_and_a_wrong_shape_is_computed_again(
+    setup: Setup, capsys: pytest.CaptureFixture[str], depends: tuple[object, ...]
+) -> None:
+    """A file written by hand, or by another judge, whose first fields match: no traceback,
+    the answers are computed again and kept whole."""
+    _run(setup, capsys, RIGHT)
+    (file,) = setup.cache.iterdir()
+    entry = pickle.loads(file.read_bytes())
+    file.write_bytes(pickle.dumps((*entry[:4], depends, entry[5], entry[6])))
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
+    assert setup.computed() == ["built", "reference"] * 2
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
+    assert setup.computed() == ["built", "reference"] * 2
