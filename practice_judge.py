@@ -69,7 +69,9 @@ def checkpoint_files() -> list[Path]:
     """Every checkpoint file a torch problem's cases and reference may load (mini_llm's
     models folder): `judge run` keeps a problem's public answers while these, and the code
     that computed them, are unchanged (judge/run/answer_cache.py). Asked only for a torch
-    problem, whose judging imports torch in this process anyway."""
+    problem that loads checkpoints: mini_llm.zoo brings torch into this process, as judging
+    such a problem does without kept answers (its checkers compare tensors with it, and its
+    report names torch's version), while the child imports its own beside it."""
     from mini_llm.zoo import models_root
 
     root = models_root()
