@@ -76,6 +76,20 @@ def open_problem(page: Any, slug: str = SLUG) -> None:
     page.wait_for_selector(".workspace .cm-content")
 
 
+# Reading a width lays the page out, which starts the web fonts' loads (KaTeX's); until
+# they arrive a formula is laid out in a fallback font and can be 10% narrower, so a
+# measurement taken then is not the one a reader sees.
+FONTS_SETTLED = """() => {
+  void document.body.offsetWidth;
+  return document.fonts.ready.then(() => document.fonts.status);
+}"""
+
+
+def wait_for_fonts(page: Any) -> None:
+    """Return once every web font the page's layout asked for has loaded."""
+    page.evaluate(FONTS_SETTLED)
+
+
 def wait_until_python_ready(page: Any) -> None:
     page.wait_for_selector(f"{RUN}:not([disabled])", timeout=BOOT_TIMEOUT_MS)
 

@@ -31,6 +31,7 @@ from .pages import (
     register,
     replace_code,
     shoot,
+    wait_for_fonts,
     wait_until_python_ready,
 )
 
@@ -117,6 +118,7 @@ def test_wide_formulas_and_tables_scroll_inside_the_statement_column_at_1366(
 ) -> None:
     open_problem(laptop, slug)
     laptop.wait_for_selector(".statement-pane .katex, .statement-pane table")
+    wait_for_fonts(laptop)
     found = laptop.evaluate(OVERFLOWING)
     assert found["out"] == [], f"{slug}: reaches past its column: {found['out'][:5]}"
     assert not found["paneScrolls"], f"{slug}: the whole statement scrolls sideways"
@@ -189,6 +191,7 @@ def test_the_speed_board_fits_the_statement_pane_with_its_hardware_column_in_vie
     username = put_on_the_speed_board(tab, live_server)
     tab.goto("/problems/decode-throughput")
     tab.wait_for_selector(".workspace .statement-pane #speed-board")
+    wait_for_fonts(tab)
     row = tab.locator(f"#speed-board tr[data-user='{username}']")
     assert row.locator("td").last.inner_text() == LONG_HARDWARE
     fit = tab.evaluate(SPEED_BOARD_FIT)
