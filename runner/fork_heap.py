@@ -1,6 +1,6 @@
 """A forking worker's heap made cheap to fork, once, before its first fork.
 
-Every job is a fork of a warm worker (two, with the keeper: runner/worker.py), and after
+Every job is a fork of a warm worker (two, with the keeper: runner/standby.py), and after
 `import torch` a worker holds some 200 MB of private written memory: the C++ operator tables
 in the malloc heap, Python's objects in anonymous mappings. Three things make what a job
 inherits of it cheaper, each measured on a 2-core Xeon (docs/BENCHMARKS.md, issue 39):

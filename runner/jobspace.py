@@ -1,8 +1,8 @@
 """The walls one job gets inside a warm worker's sandbox (trusted code, runs before the submission).
 
 A worker is already inside bubblewrap (its own user, pid, net, ipc, uts and cgroup
-namespaces; read-only binds; no capabilities). For every job it forks a process that
-calls `enter_job_namespaces`, which adds, per job:
+namespaces; read-only binds; no capabilities). For every job it forks, ahead of the job
+(runner/standby.py), a process that calls `enter_job_namespaces`, which adds, per job:
 
 - a nested user namespace that maps only the sandbox uid/gid (nothing becomes root);
 - a new pid namespace: the job's first process is its pid 1, so when it dies the kernel
@@ -134,9 +134,13 @@ def enter_job_namespaces(uid: int, gid: int) -> None:
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
 
 
-def mount_job_filesystems(tmpfs_mb: int) -> None:
-    """In the job's pid 1: its own /proc and fresh, size-limited scratch space."""
+def mount_proc() -> None:
+    """In the job's pid 1 (a standby's, before its job): a /proc of the job's own processes."""
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
+def mount_scratch(tmpfs_mb: int) -> None:
+    """In the job's pid 1, once its limits came: fresh, size-limited scratch space."""
     options = f"size={tmpfs_mb}m,nr_inodes=4096,mode=1777"
     for target in ("/tmp", "/dev/shm", JOB_DIR):
         _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
