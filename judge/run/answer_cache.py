@@ -13,8 +13,10 @@ back while nothing they were computed from has changed:
 - every module of the process that computed them, outside the standard library: each of
   the judge's and the library's files by its stamp, and each installed package (torch) by
   its top module's stamp, which an upgrade rewrites;
-- the checkpoint files, by their stamps: which files those are is known above the core (the
-  `checkpoints` callable the `judge` command passes in, judge/commands/cli.py);
+- the checkpoint files, by their stamps as they were before the answers were computed
+  (a checkpoint rewritten meanwhile is a change on the next run): which files those are is
+  known above the core (the `checkpoints` callable the `judge` command passes in,
+  judge/commands/cli.py);
 - this Python's version, and FORMAT.
 
 A stamp is a file's inode, size, modification and change times: any write changes the
@@ -39,7 +41,7 @@ from judge.problem.cases import Case
 from judge.problem.spec import ProblemSpec
 from judge.user_cache import cache_folder, write_whole
 
-FORMAT = 1  # raise when what a cache file holds changes shape
+FORMAT = 2  # raise when what a cache file holds changes shape
 Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 Stamps = tuple[tuple[str, Stamp], ...]
 Checkpoints = Callable[[], Sequence[Path]]  # every checkpoint file a problem may load
@@ -61,12 +63,15 @@ def applies_to(problem: ProblemSpec, seed: int | None) -> bool:
 
 class AnswerCache:
     """One file per problem folder under `folder`: (FORMAT, Python's version, the folder's
-    absolute path, the problem's version, the stamps the answers depend on, the cases,
-    the expected observations)."""
+    absolute path, the problem's version, the modules' stamps, the checkpoints' stamps,
+    the cases, the expected observations)."""
 
     def __init__(self, folder: Path, checkpoints: Checkpoints) -> None:
         self.folder = folder
         self._checkpoints = checkpoints
+        # The checkpoints' stamps each `get` saw, by problem folder: what a `put` after it
+        # computed its answers from.
+        self._seen: dict[Path, Stamps] = {}
 
     def _file(self, problem: ProblemSpec) -> Path:
         # The slug names the file; the folder's whole path is checked inside it, so two
@@ -80,29 +85,29 @@ class AnswerCache:
         """The public cases and their expected observations, kept for the problem as it is
         now and computed by the code and checkpoints there are now; else None."""
         try:
+            checkpoints = self._seen[problem.path] = self._checkpoint_stamps()
             with open(self._file(problem), "rb") as f:
                 entry = pickle.load(f)
         except Exception:  # noqa: BLE001 - the cache only saves time: whatever is wrong
-            # with a file (none yet, cut short, another judge's classes, garbage), the
-            # answers are computed instead, as without a cache.
+            # with a file (none yet, cut short, another judge's classes, garbage) or with a
+            # checkpoint (gone while it was stamped), the answers are computed instead, as
+            # without a cache.
             return None
         try:
-            return self._valid(problem, entry)
+            return self._valid(problem, entry, checkpoints)
         except Exception:  # noqa: BLE001 - a file of the right header and a wrong shape
             # below it (another judge's, or one written by hand): computed again, as above.
             return None
 
     def _valid(
-        self, problem: ProblemSpec, entry: object
+        self, problem: ProblemSpec, entry: object, checkpoints: Stamps
     ) -> tuple[list[Case], dict[str, object]] | None:
         """The entry's cases and answers where it was made for the problem as it is now, by
-        the code and checkpoints there are now; else None."""
-        if type(entry) is not tuple or len(entry) != 7 or entry[:4] != self._header(problem):
+        the code there is now and the `checkpoints` there are; else None."""
+        if type(entry) is not tuple or len(entry) != 8 or entry[:4] != self._header(problem):
             return None
-        depends, cases, expected = entry[4:]
-        if type(depends) is not tuple or _CHECKPOINTS_MARK not in depends:
-            return None
-        if not _restamp(depends) or _checkpoint_part(depends) != self._checkpoint_stamps():
+        modules, kept_checkpoints, cases, expected = entry[4:]
+        if kept_checkpoints != checkpoints or type(modules) is not tuple or not _restamp(modules):
             return None
         if type(cases) is not list or type(expected) is not dict:
             return None
@@ -111,12 +116,14 @@ class AnswerCache:
         return cases, expected
 
     def put(self, problem: ProblemSpec, cases: list[Case], expected: dict[str, object]) -> None:
-        """Keep the answers just computed in this process, stamped with what computed them;
-        silently nothing where the cache folder cannot be written or the answers cannot be
-        kept."""
+        """Keep the answers just computed in this process, stamped with what computed them
+        (the checkpoints as the `get` before saw them); silently nothing where the cache
+        folder cannot be written or the answers cannot be kept."""
+        checkpoints = self._seen.pop(problem.path, None)
         try:
-            depends = (*_module_stamps(), _CHECKPOINTS_MARK, *self._checkpoint_stamps())
-            entry = (*self._header(problem), depends, cases, expected)
+            if checkpoints is None:
+                checkpoints = self._checkpoint_stamps()
+            entry = (*self._header(problem), _module_stamps(), checkpoints, cases, expected)
             data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - e.g. a value pickle cannot keep: nothing kept
             return
@@ -126,17 +133,9 @@ class AnswerCache:
         return tuple((str(p), _stamp(str(p))) for p in sorted(self._checkpoints()))
 
 
-# Between the modules' stamps and the checkpoints' in an entry's list of stamps.
-_CHECKPOINTS_MARK: tuple[str, Stamp] = ("-- checkpoints --", (0, 0, 0, 0))
-
-
-def _checkpoint_part(depends: Stamps) -> Stamps:
-    return depends[depends.index(_CHECKPOINTS_MARK) + 1 :]
-
-
-def _restamp(depends: Stamps) -> bool:
+def _restamp(modules: Stamps) -> bool:
     """Whether every module file an entry depends on still has its stamp."""
-    for path, stamp in depends[: depends.index(_CHECKPOINTS_MARK)]:
+    for path, stamp in modules:
         try:
             if _stamp(path) != stamp:
                 return False

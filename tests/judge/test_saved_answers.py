@@ -102,7 +102,6 @@ def _run(
     return report
 
 
-MARK = ("-- checkpoints --", (0, 0, 0, 0))  # where an entry's checkpoint stamps begin
 RIGHT = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
 
@@ -197,19 +196,6 @@ def test_the_cache_file_is_the_users_alone(
     assert os.stat(setup.cache).st_mode & 0o077 == 0
 
 
-def test_only_the_command_line_reads_saved_answers() -> None:
-    """Saved answers are a pickle in the user's own folder: only `judge run` may load one;
-    a server (web/, runner/) computes its answers in its own process."""
-    repo = Path(__file__).resolve().parents[2]
-    readers = sorted(
-        str(path.relative_to(repo))
-        for package in ("judge", "web", "runner", "devtools")
-        for path in (repo / package).rglob("*.py")
-        if "AnswerCache(" in path.read_text(encoding="utf-8")
-    )
-    assert readers == ["judge/commands/cli.py"]
-
-
 def test_a_reference_that_fails_keeps_nothing_and_is_reported_as_before(
     setup: Setup, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -221,20 +207,53 @@ def test_a_reference_that_fails_keeps_nothing_and_is_reported_as_before(
 
 
 @pytest.mark.parametrize(
-    "depends",
-    [(5, MARK), (("a path alone",), MARK), ((["a", "list"], (1, 2, 3, 4)), MARK)],
-    ids=["a number", "a path without its stamp", "a list for a path"],
+    "modules",
+    [5, (5,), ("a path alone",), (["a", "list"], (1, 2, 3, 4))],
+    ids=["a number", "a number in a tuple", "a path without its stamp", "a list for a path"],
 )
 def test_a_kept_file_of_the_right_header_and_a_wrong_shape_is_computed_again(
-    setup: Setup, capsys: pytest.CaptureFixture[str], depends: tuple[object, ...]
+    setup: Setup, capsys: pytest.CaptureFixture[str], modules: object
 ) -> None:
     """A file written by hand, or by another judge, whose first fields match: no traceback,
     the answers are computed again and kept whole."""
     _run(setup, capsys, RIGHT)
     (file,) = setup.cache.iterdir()
     entry = pickle.loads(file.read_bytes())
-    file.write_bytes(pickle.dumps((*entry[:4], depends, entry[5], entry[6])))
+    file.write_bytes(pickle.dumps((*entry[:4], modules, *entry[5:])))
     assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
     assert setup.computed() == ["built", "reference"] * 2
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
+    assert setup.computed() == ["built", "reference"] * 2
+
+
+def test_a_checkpoint_rewritten_while_the_answers_were_computed_is_a_change_on_the_next_run(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The answers came from the checkpoint as it was when they were computed: stamped
+    after the fact, the new file's stamp would vouch for answers of the old one."""
+    flag = setup.log.with_name("rewrite-once")
+    flag.write_text("")
+    rewrite = (
+        f"    if pathlib.Path({str(flag)!r}).exists():\n"
+        f"        pathlib.Path({str(flag)!r}).unlink()\n"
+        f"        pathlib.Path({str(setup.checkpoint)!r}).write_bytes(b'newer weights')\n"
+    )
+    cases = setup.folder / "cases.py"
+    anchor = "    import helper_for_cases\n"
+    cases.write_text(cases.read_text().replace(anchor, anchor + rewrite))
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
+    assert not flag.exists()  # rewritten during the first run, never again
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
+    assert setup.computed() == ["built", "reference"] * 2
+    assert _run(setup, capsys, RIGHT)["verdict"] == "AC"  # kept with the stamps it saw
+    assert setup.computed() == ["built", "reference"] * 2
+
+
+def test_a_checkpoint_gone_while_it_is_stamped_is_no_error(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(setup, capsys, RIGHT)
+    gone = setup.checkpoint.with_name("deleted.safetensors")
+    setup.checkpoints = lambda: [setup.checkpoint, gone]  # type: ignore[method-assign]
     assert _run(setup, capsys, RIGHT)["verdict"] == "AC"
     assert setup.computed() == ["built", "reference"] * 2

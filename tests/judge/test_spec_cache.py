@@ -109,15 +109,3 @@ def test_a_second_judge_run_reads_neither_toml_nor_hashes_files(tmp_path: Path) 
     assert {"tomllib", "hashlib"} <= imported[0]
     assert not {"tomllib", "hashlib"} & imported[1]
     assert (tmp_path / "specs" / "kv-bytes-per-token.pickle").stat().st_mode & 0o077 == 0
-
-
-def test_only_the_command_line_reads_a_cached_spec() -> None:
-    """A cached spec is a pickle in the user's own folder: only `judge`'s local commands
-    may load one; a server (web/, runner/) loads every problem from its folder."""
-    readers = sorted(
-        str(path.relative_to(REPO))
-        for package in ("judge", "web", "runner", "devtools")
-        for path in (REPO / package).rglob("*.py")
-        if "SpecCache(" in path.read_text(encoding="utf-8")
-    )
-    assert readers == ["judge/commands/cli.py"]
