@@ -43,15 +43,18 @@ def main() -> None:
     standby = Standby.start(walls)  # the first job's processes, before the runner is told
     sock = socket.socket(fileno=sock_fd)
     sock.send(json.dumps({"ready": True, "preloaded": loaded, "huge_page_bytes": huge}).encode())
-    try:
-        standby = _serve(sock, standby, walls)
-    finally:
-        standby.discard()
+    # Its processes would read end of file and exit with the worker anyway; this is quicker.
+    left = _serve(sock, standby, walls, warm)
+    if left is not None:
+        left.discard()
 
 
-def _serve(sock: socket.socket, standby: Standby, walls: Walls) -> Standby:
-    """Jobs one at a time until the runner closes the socket; after each, the next job's
-    processes are started before the worker reads again. Returns the standby left unused."""
+def _serve(
+    sock: socket.socket, standby: Standby | None, walls: Walls, warm: bool
+) -> Standby | None:
+    """Jobs one at a time until the runner closes the socket, each in processes started
+    before it came (a cold worker, retired after its one job, starts no more). Returns the
+    standby left unused."""
     while True:
         try:
             data, fds, _flags, _addr = socket.recv_fds(
@@ -68,14 +71,19 @@ def _serve(sock: socket.socket, standby: Standby, walls: Walls) -> Standby:
             error = f"expected {JOB_FDS + limits.cgroup_files} fds, got {len(fds)}"
             sock.send(json.dumps({"done": False, "error": error}).encode())
             continue
-        if not standby.alive():  # killed while it stood by (by hand, or the OOM killer)
-            standby.discard()
+        # None after a cold worker's one job; dead if killed while it stood by (by hand, or
+        # by the OOM killer).
+        if standby is None or not standby.alive():
+            if standby is not None:
+                standby.discard()
             standby = Standby.start(walls)
         status = standby.run(data, fds)
         sock.send(json.dumps({"done": True, "keeper_status": status}).encode())
         # Started as soon as the runner has the job's end: its own work before the next job
-        # (the verdict, the next job's cgroup and pipes) overlaps these two forks.
-        standby = Standby.start(walls)
+        # (the verdict, the next job's cgroup and pipes) overlaps these two forks. Forked
+        # while the job ran instead, they competed with the runner's parent and the other
+        # worker's job (docs/BENCHMARKS.md).
+        standby = Standby.start(walls) if warm else None
 
 
 # A warm worker's checkpoints, moved where forking a job copies no page tables for them.
