@@ -27,6 +27,7 @@ import ctypes
 import importlib
 import os
 import resource
+import sys
 from dataclasses import dataclass
 
 CLONE_NEWNS = 0x00020000
@@ -216,3 +217,11 @@ def drop_capabilities() -> None:
 def make_undumpable() -> None:
     """Nothing of the same uid may read or write this process's memory through /proc."""
     _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "set non-dumpable")
+
+
+def single_thread_torch() -> None:
+    """In the worker before any torch op, and in each job's pid 1 before its code."""
+    # One core per job: concurrent jobs on a small host must not fight over OpenMP threads.
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)

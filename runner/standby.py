@@ -8,13 +8,14 @@ Each job runs in two processes forked from the worker:
 
 The keeper exists because a new pid namespace only applies to the children of the
 process that unshared it. Each fork copies the page tables of a worker that holds torch,
-and with the namespaces and /proc that was some 4-5 ms of every job on a 2-core Xeon,
-spent after the job had been sent. So a worker starts the processes of its next job as
-soon as the last one ended (and before its first): the keeper unshares, forks the pid 1,
-and both wait on their own socket pair with the worker. A job handed over then only moves
-its descriptors: the keeper gets the control socket (for its exit report), the pid 1 every
-descriptor and the limits, and the job's own setup (cgroups, scratch mounts, library,
-handshake, walls) runs as before, before any untrusted code.
+and with the namespaces and /proc they were spent after the job had been sent: 2-3 ms of
+each warm torch job's overhead on a 2-core Xeon (docs/BENCHMARKS.md). So a worker starts
+the processes of its next job as soon as the last one ended (and before its first): the
+keeper unshares, forks the pid 1, and both wait on their own socket pair with the worker.
+A job handed over then only moves its descriptors: the keeper gets the control socket (for
+its exit report), the pid 1 every descriptor and the limits, and the job's own setup
+(cgroups, scratch mounts, library, handshake, walls) runs as before, before any untrusted
+code.
 
 A standby runs nothing of anyone's until its job is handed over, and holds nothing of a
 job before that: no two jobs share one. A standby whose worker goes away reads end of file
@@ -46,6 +47,7 @@ from runner.jobspace import (
     mount_proc,
     mount_scratch,
     set_rlimits,
+    single_thread_torch,
 )
 
 if TYPE_CHECKING:
@@ -247,13 +249,6 @@ def _join_cgroups(limits: JobLimits) -> None:
         with contextlib.suppress(OSError):
             os.write(fd, b"0")
         os.close(fd)
-
-
-def single_thread_torch() -> None:
-    # One core per job: concurrent jobs on a small host must not fight over OpenMP threads.
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
 
 
 def _flush_quietly() -> None:

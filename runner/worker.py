@@ -19,9 +19,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from runner.fork_heap import prepare_for_forks
-from runner.jobspace import MAX_CGROUP_FILES, JobLimits, make_undumpable
+from runner.jobspace import MAX_CGROUP_FILES, JobLimits, make_undumpable, single_thread_torch
 from runner.seccomp_policy import build_filter
-from runner.standby import JOB_FDS, MESSAGE_BYTES, Standby, Walls, single_thread_torch
+from runner.standby import JOB_FDS, MESSAGE_BYTES, Standby, Walls
 from runner.torch_library import MODEL_PREFIX
 
 if TYPE_CHECKING:
